@@ -1,0 +1,241 @@
+"""The Game contract every rules module implements, and the driver that runs its flow.
+
+A game's rules are written as a generator (`flow`) that yields Decisions and receives the
+answers. The driver validates answers before the flow sees them, records them in the log,
+and collects the events. A game is saved as its options plus the answer log and a snapshot
+of its state; loading replays the log and checks that it reaches the same state hash.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from collections.abc import Generator, Iterator, Mapping
+from dataclasses import dataclass, field
+from itertools import product
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from dialbox.engine.chance import Chance, Die, DieFace
+from dialbox.engine.decisions import Answers, Ask, Decision
+from dialbox.engine.errors import CorruptSave, IllegalChoice, InvalidOptions, NotPending
+from dialbox.engine.events import Event
+from dialbox.engine.wheels import CENTRE, INACTIVE, Face, Selection, Wheel, wheels
+
+Flow = Generator[Decision, dict[int, Selection], None]
+"""A game's rules: yields each Decision, receives the verified answers to it."""
+
+
+class GameOptions(BaseModel):
+    """Options every game takes; games subclass this to add their own."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    players: int
+    seed: int = 0
+    variant: str = "standard"
+    physical_dice: bool = False
+
+
+@dataclass(slots=True)
+class Result:
+    """The end of a game: points (or medals) per seat and who won (several on a tie)."""
+
+    scores: dict[int, int]
+    winners: list[int]
+    text: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scores": {str(k): v for k, v in self.scores.items()},
+            "winners": self.winners,
+            "text": self.text,
+            "details": self.details,
+        }
+
+
+def canonical(obj: Any) -> str:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"))
+
+
+class Game(ABC):
+    """Base of every game. Subclasses set `name`, `Options`, and implement the hooks."""
+
+    name: ClassVar[str]
+    Options: ClassVar[type[GameOptions]] = GameOptions
+
+    def __init__(self, options: GameOptions | Mapping[str, Any]) -> None:
+        self.options = self.parse_options(options)
+        self.chance = Chance(self.options.seed, self.options.physical_dice)
+        self.events: list[Event] = []
+        self.log: list[dict[int, Selection]] = []
+        self.result: Result | None = None
+        self._next_decision = 1
+        self.setup()
+        self._flow: Flow = self.flow()
+        self._pending: Decision | None = self._advance(None)
+
+    # ------------------------------------------------------------ hooks for games
+
+    @abstractmethod
+    def setup(self) -> None:
+        """Build the starting state from self.options (randomness via self.chance)."""
+
+    @abstractmethod
+    def flow(self) -> Flow:
+        """The rules as a generator of Decisions. Set self.result before returning."""
+
+    @abstractmethod
+    def snapshot(self) -> dict[str, Any]:
+        """The whole state as JSON-able data (hidden information included)."""
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """What `seat` may see (None: the public table). Hide secrets by overriding."""
+        return self.snapshot()
+
+    def explain(self, ask: Ask, selection: Selection) -> str | None:
+        """Rules that span wheels: return why `selection` is illegal, or None if legal."""
+        return None
+
+    # ------------------------------------------------------------ helpers for flows
+
+    @classmethod
+    def parse_options(cls, options: GameOptions | Mapping[str, Any]) -> GameOptions:
+        if isinstance(options, cls.Options):
+            return options
+        raw = options.model_dump() if isinstance(options, GameOptions) else dict(options)
+        try:
+            return cls.Options.model_validate(raw)
+        except ValidationError as e:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in err['loc']) or 'options'}: {err['msg']}"
+                for err in e.errors()
+            )
+            raise InvalidOptions(f"{cls.name}: {problems}") from None
+
+    def sealed(self, asks: list[Ask] | tuple[Ask, ...], unlock: bool = True) -> Decision:
+        """A simultaneous secret decision for several seats."""
+        d = Decision(self._next_decision, True, tuple(asks), unlock)
+        self._next_decision += 1
+        return d
+
+    def open(self, ask: Ask) -> Decision:
+        """An open decision for one acting seat."""
+        d = Decision(self._next_decision, False, (ask,), True)
+        self._next_decision += 1
+        return d
+
+    def emit(self, kind: str, text: str, **data: Any) -> None:
+        self.events.append(Event(kind, text, data))
+
+    def roll(self, die: Die, seat: int) -> Generator[Decision, dict[int, Selection], DieFace]:
+        """Roll a die: from the RNG, or (physical dice) ask `seat` to dial the rolled face."""
+        if not self.chance.physical:
+            face = self.chance.roll(die)
+        else:
+            faces = tuple(Face(f.label, f.value) for f in die.faces)
+            ask = Ask(seat, f"dice.{die.name}", f"Roll the {die.name} die", wheels(
+                None, Wheel.of(faces), None
+            ))
+            answers = yield self.open(ask)
+            face = die.faces[answers[seat][CENTRE]]
+        self.emit("dice.rolled", f"The {die.name} die shows {face.label}.", die=die.name,
+                  label=face.label, value=face.value, seat=seat)
+        return face
+
+    # ------------------------------------------------------------ the driver
+
+    def _advance(self, answers: dict[int, Selection] | None) -> Decision | None:
+        try:
+            return next(self._flow) if answers is None else self._flow.send(answers)
+        except StopIteration:
+            return None
+
+    @property
+    def pending(self) -> Decision | None:
+        """What the game needs next; None once the game is over."""
+        return self._pending
+
+    @property
+    def over(self) -> bool:
+        return self._pending is None
+
+    def check(self, ask: Ask, selection: Selection) -> None:
+        """Raise IllegalChoice if `selection` does not answer `ask` legally."""
+        if len(selection) != 3:
+            raise IllegalChoice(ask.seat, "a selection names a face on each of the 3 wheels")
+        for pos, wheel in enumerate(ask.wheels):
+            idx = selection[pos]
+            if wheel is None:
+                if idx != INACTIVE:
+                    raise IllegalChoice(ask.seat, f"wheel {pos + 1} is not used in this choice")
+            elif idx not in wheel.allowed:
+                raise IllegalChoice(ask.seat, wheel.why_not(idx))
+        why = self.explain(ask, selection)
+        if why is not None:
+            raise IllegalChoice(ask.seat, why)
+
+    def legal(self, ask: Ask) -> Iterator[Selection]:
+        """Every legal selection for `ask` (all allowed face combinations that pass explain)."""
+        ranges = [sorted(w.allowed) if w is not None else [INACTIVE] for w in ask.wheels]
+        for combo in product(*ranges):
+            sel: Selection = (combo[0], combo[1], combo[2])
+            if self.explain(ask, sel) is None:
+                yield sel
+
+    def apply(self, answers: Answers, decision_id: int | None = None) -> list[Event]:
+        """Answer the pending decision; returns the events it caused."""
+        d = self._pending
+        if d is None:
+            raise NotPending("the game is over")
+        if decision_id is not None and decision_id != d.id:
+            raise NotPending(f"decision {decision_id} is not pending (pending: {d.id})")
+        if set(answers) != set(d.seats):
+            raise NotPending(
+                f"decision {d.id} needs answers from seats "
+                f"{sorted(s + 1 for s in d.seats)}, got {sorted(s + 1 for s in answers)}"
+            )
+        clean: dict[int, Selection] = {}
+        for ask in d.asks:
+            sel = answers[ask.seat]
+            self.check(ask, sel)
+            clean[ask.seat] = (int(sel[0]), int(sel[1]), int(sel[2]))
+        start = len(self.events)
+        self.log.append(clean)
+        self._pending = self._advance(clean)
+        return self.events[start:]
+
+    # ------------------------------------------------------------ saving and replay
+
+    def state_hash(self) -> str:
+        pending = self._pending.id if self._pending is not None else 0
+        text = canonical({"state": self.snapshot(), "pending": pending})
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "game": self.name,
+            "options": self.options.model_dump(),
+            "log": [[[seat, list(sel)] for seat, sel in sorted(a.items())] for a in self.log],
+            "state": self.snapshot(),
+            "hash": self.state_hash(),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Game:
+        """Rebuild a saved game by replaying its log; CorruptSave if it does not match."""
+        if data.get("game") != cls.name:
+            raise CorruptSave(f"save is for {data.get('game')!r}, not {cls.name!r}")
+        game = cls(data["options"])
+        for i, entry in enumerate(data.get("log", [])):
+            answers = {int(seat): (int(s[0]), int(s[1]), int(s[2])) for seat, s in entry}
+            try:
+                game.apply(answers)
+            except (IllegalChoice, NotPending) as e:
+                raise CorruptSave(f"step {i + 1} of the saved log does not replay: {e}") from None
+        if "hash" in data and game.state_hash() != data["hash"]:
+            raise CorruptSave("the replayed game does not reach the saved state")
+        return game

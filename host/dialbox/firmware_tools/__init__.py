@@ -1,0 +1,1 @@
+"""Host-side tools for the controller firmware: compile checks, bundles, deploy, provisioning."""

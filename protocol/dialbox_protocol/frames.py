@@ -1,0 +1,81 @@
+"""The host's side of the codec: bytes <-> validated pydantic messages or typed errors."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from pydantic import TypeAdapter, ValidationError
+
+from dialbox_protocol import codec
+from dialbox_protocol.models import AnyMessage, Message
+
+_ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(AnyMessage)
+
+
+@dataclass(frozen=True, slots=True)
+class ProtocolError:
+    """A frame or message the host could not accept: what, where, and the wire error code."""
+
+    ok: ClassVar[bool] = False
+
+    code: int
+    detail: str
+    field: str | None = None
+    message_type: str | None = None
+    seq: int = 0
+
+    @property
+    def code_name(self) -> str:
+        return codec.ERROR_NAMES.get(self.code, "error")
+
+    def describe(self) -> str:
+        where = f" in {self.message_type}" if self.message_type else ""
+        field = f" field {self.field!r}" if self.field else ""
+        return f"error {self.code_name}{where}{field}: {self.detail}"
+
+
+Parsed = Message | ProtocolError
+
+
+def from_codec(decoded: object) -> Parsed:
+    """Validate what codec.decode_frame returned into a typed message (or a ProtocolError)."""
+    if isinstance(decoded, codec.DecodeError):
+        return ProtocolError(decoded.code, decoded.detail, decoded.field, decoded.name, decoded.seq)
+    assert isinstance(decoded, dict)
+    try:
+        msg: Message = _ADAPTER.validate_python(decoded)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = [str(p) for p in first["loc"]]
+        # drop the discriminator tag pydantic puts first
+        if loc and loc[0] == decoded.get("t"):
+            loc = loc[1:]
+        field = loc[0] if loc else None
+        detail = first["msg"]
+        if len(loc) > 1:
+            detail = f"{'.'.join(loc[1:])}: {detail}"
+        return ProtocolError(
+            codec.E_FIELDS, detail, field, str(decoded.get("t")), int(decoded.get("seq", 0))
+        )
+    return msg
+
+
+def parse_frame(line: bytes) -> Parsed:
+    """Decode and validate one frame. Never raises."""
+    return from_codec(codec.decode_frame(line))
+
+
+def to_frame(msg: Message, seq: int | None = None) -> bytes:
+    """Encode a message as a frame; `seq` overrides the message's own sequence number."""
+    return codec.encode(msg.type_name(), msg.seq if seq is None else seq, msg.args())
+
+
+class FrameParser:
+    """A byte stream in, validated messages and typed errors out (resynchronising)."""
+
+    def __init__(self) -> None:
+        self._reader = codec.FrameReader()
+
+    def feed(self, data: bytes) -> list[Parsed]:
+        return [from_codec(r) for r in self._reader.feed(data)]
