@@ -8,7 +8,9 @@ from dialbox.engine.errors import UnknownGame
 from dialbox.engine.game import Game
 
 # name -> module that defines the Game subclass as `GAME`
-GAMES: dict[str, str] = {}
+GAMES: dict[str, str] = {
+    "outspeed": "dialbox.games.outspeed",
+}
 
 
 def game_names() -> list[str]:
