@@ -9,6 +9,7 @@ from dialbox.engine.game import Game
 
 # name -> module that defines the Game subclass as `GAME`
 GAMES: dict[str, str] = {
+    "outspeed": "dialbox.games.outspeed",
     "stadium": "dialbox.games.stadium",
 }
 
