@@ -1,0 +1,189 @@
+"""The public table state every display shows: a small typed model that can hold no early secret.
+
+This is the display-side contract (docs/displays.md). Whoever drives the displays (the daemon,
+or the rehearsal table) publishes a `TableView`; the web screen sends it to browsers as JSON,
+the LED strip and the terminal view read it. A prompt's choices exist in it only once the
+prompt is revealed: the model refuses to be built otherwise, so a bug upstream fails loudly
+at the display boundary instead of leaking a sealed choice to the table.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from dialbox.displays.ledstrip import SeatStatus
+
+Occupant = Literal["empty", "controller", "bot"]
+Stage = Literal["lobby", "playing", "over"]
+PromptPhase = Literal["open", "alllocked", "revealed", "void"]
+"""open: seats are dialling; alllocked: every seat locked, reveals being verified;
+revealed: every choice verified and public; void: a reveal failed and the turn is asked again."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SeatView(_Frozen):
+    """One seat as the table sees it: who sits there, how their controller is linked, status."""
+
+    seat: int = Field(ge=0)
+    name: str
+    """The seat's colour name (Red, Blue...)."""
+    colour: str = Field(pattern=r"^[0-9a-f]{6}$")
+    occupant: Occupant = "empty"
+    uid: str | None = None
+    transport: str | None = None
+    """serial, mqtt, local (in-process) or None for a bot or an empty seat."""
+    firmware: str | None = None
+    link: float | None = Field(None, ge=0, le=1)
+    """Link quality 0..1 (share of recent heartbeats received), if known."""
+    heartbeat_age: float | None = Field(None, ge=0)
+    """Seconds since the controller was last heard from."""
+    online: bool = False
+    status: SeatStatus = "empty"
+    team: str | None = None
+    role: str | None = None
+
+
+class FaceView(_Frozen):
+    """One wheel's face in a revealed choice."""
+
+    wheel: Literal["left", "centre", "right"]
+    label: str
+    colour: str = "ffffff"
+
+
+class ChoiceView(_Frozen):
+    """A seat's verified choice, public only after the reveal."""
+
+    seat: int
+    faces: tuple[FaceView, ...]
+    text: str
+    """The choice in words, e.g. "right 3" or "B"."""
+
+
+class AskView(_Frozen):
+    """One seat's part of the current prompt: the question and how far the seat has got."""
+
+    seat: int
+    text: str
+    status: SeatStatus
+
+
+class PromptView(_Frozen):
+    """The current prompt: per-seat status, and the choices once (and only once) revealed."""
+
+    pid: int
+    sealed: bool
+    topic: str
+    text: str
+    asks: tuple[AskView, ...]
+    phase: PromptPhase = "open"
+    choices: tuple[ChoiceView, ...] = ()
+
+    @model_validator(mode="after")
+    def _sealed_until_revealed(self) -> PromptView:
+        if self.choices and self.phase != "revealed":
+            raise ValueError(
+                f"prompt {self.pid} is {self.phase}: its choices stay sealed until revealed"
+            )
+        return self
+
+
+class EventView(_Frozen):
+    """One game event, numbered in the order the table saw it."""
+
+    n: int
+    kind: str
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class Notice(_Frozen):
+    """Something the table should know, in plain words (a controller offline, a bad reveal)."""
+
+    code: str
+    text: str
+    seat: int | None = None
+    level: Literal["info", "warning", "error"] = "warning"
+
+
+class Pairing(_Frozen):
+    """A controller waiting to be seated, and what its owner has to do."""
+
+    uid: str
+    transport: str
+    text: str
+
+
+class GameChoice(_Frozen):
+    name: str
+    title: str
+    players: str
+    """Seats the game takes, e.g. "3-4"."""
+
+
+class ResultView(_Frozen):
+    text: str
+    scores: dict[int, int]
+    winners: tuple[int, ...]
+
+
+class Progress(_Frozen):
+    """A long operation in progress (starting controllers, loading a saved game)."""
+
+    label: str
+    done: int
+    total: int
+
+
+class TableView(_Frozen):
+    """Everything a display may show about one table at one moment."""
+
+    table: str = "table"
+    seq: int = 0
+    """Increases with every published state."""
+    stage: Stage = "lobby"
+    games: tuple[GameChoice, ...] = ()
+    game: str | None = None
+    pairing: tuple[Pairing, ...] = ()
+    seats: tuple[SeatView, ...] = ()
+    prompt: PromptView | None = None
+    reveal: PromptView | None = None
+    """The last revealed prompt (kept on screen while the next one opens)."""
+    board: dict[str, Any] | None = None
+    """The game's public view, `Game.view(None)`."""
+    events: tuple[EventView, ...] = ()
+    """The most recent events, oldest first."""
+    notices: tuple[Notice, ...] = ()
+    result: ResultView | None = None
+    progress: Progress | None = None
+
+    @model_validator(mode="after")
+    def _reveal_is_revealed(self) -> TableView:
+        if self.reveal is not None and self.reveal.phase != "revealed":
+            raise ValueError("`reveal` holds only a revealed prompt")
+        return self
+
+    def frame(self) -> dict[str, Any]:
+        """The JSON object sent to browsers."""
+        return {"type": "table", "state": self.model_dump(mode="json")}
+
+
+GAME_TITLES: dict[str, tuple[str, str]] = {
+    "pixoid": ("Pixoid", "3-4"),
+    "outspeed": ("Outspeed", "3-6"),
+    "stadium": ("Stadium", "4 or 6"),
+}
+"""Titles for the lobby's game list; a game not named here shows its registry name."""
+
+
+def game_choices(names: list[str]) -> tuple[GameChoice, ...]:
+    return tuple(
+        GameChoice(name=n, title=GAME_TITLES.get(n, (n.title(), ""))[0],
+                   players=GAME_TITLES.get(n, ("", "?"))[1])
+        for n in names
+    )

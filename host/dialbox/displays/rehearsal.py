@@ -1,0 +1,317 @@
+"""A rehearsal table: bots play a game at table pace and publish the public state displays show.
+
+It stands in for the daemon when you only want to see the displays (`dialbox screen
+--rehearse pixoid`, the browser tests, a kiosk check on the Pi). It goes through the same
+public moments a real table does: seats fill in the lobby, each prompt opens, seats start
+dialling and lock one by one, all lock, every choice is revealed at once, the game resolves.
+The bots' choices stay inside this module until the reveal, as they stay inside the
+controllers at a real table.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from dialbox import __version__
+from dialbox.displays.feed import PublicFeed
+from dialbox.displays.public import (
+    AskView,
+    ChoiceView,
+    EventView,
+    FaceView,
+    Notice,
+    Pairing,
+    Progress,
+    PromptView,
+    ResultView,
+    SeatView,
+    TableView,
+    game_choices,
+)
+from dialbox.engine import Ask, Decision, Event, Game, Selection, game_names, get_game
+from dialbox.engine.bots import Bot, RandomBot
+
+SEAT_COLOURS: tuple[tuple[str, str], ...] = (
+    ("Red", "e53935"),
+    ("Blue", "1e88e5"),
+    ("Green", "43a047"),
+    ("Yellow", "fdd835"),
+    ("Purple", "8e24aa"),
+    ("Orange", "fb8c00"),
+)
+"""The six player colours, seat by seat (the same order the daemon's table uses)."""
+
+WHEEL_NAMES = ("left", "centre", "right")
+EVENTS_KEPT = 40
+
+# Each game's own bot, if it ships one: module, class. Otherwise RandomBot.
+GAME_BOTS: dict[str, tuple[str, str]] = {
+    "pixoid": ("dialbox.games.pixoid.bots", "PixoidBot"),
+    "outspeed": ("dialbox.games.outspeed.bots", "RacerBot"),
+}
+
+
+def seat_bot(game: str, seed: int) -> Bot:
+    """The game's own bot for one seat, or a random one if the game has none."""
+    where = GAME_BOTS.get(game)
+    if where is not None:
+        try:
+            cls = getattr(importlib.import_module(where[0]), where[1])
+            bot: Bot = cls(seed=seed)
+            return bot
+        except (ImportError, AttributeError, TypeError):
+            pass
+    return RandomBot(seed)
+
+
+def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
+    """A revealed selection in the faces and words the table reads."""
+    faces: list[FaceView] = []
+    for pos, wheel in enumerate(ask.wheels):
+        if wheel is None or not 0 <= sel[pos] < len(wheel.faces):
+            continue
+        face = wheel.faces[sel[pos]]
+        faces.append(FaceView(wheel=WHEEL_NAMES[pos],  # type: ignore[arg-type]
+                              label=face.label, colour=face.colour.lower()))
+    return ChoiceView(seat=ask.seat, faces=tuple(faces),
+                      text=" ".join(f.label for f in faces) or "-")
+
+
+def prompt_text(d: Decision) -> str:
+    texts = {a.text for a in d.asks}
+    return d.asks[0].text if len(texts) == 1 else "Each seat answers its own question"
+
+
+class Rehearsal:
+    """Plays one game with bots in every seat, publishing each public moment to `feed`.
+
+    `pace` is the base delay in seconds between moments (0 in tests that want speed).
+    `controllers` seats are shown as simulated controllers on the in-process transport;
+    the rest as bots. `drop_seat` makes that seat's controller go offline for a while during
+    the third sealed prompt, to show how the table is told.
+    """
+
+    def __init__(
+        self,
+        feed: PublicFeed,
+        game: str,
+        players: int = 4,
+        seed: int = 0,
+        pace: float = 0.5,
+        controllers: int = 0,
+        drop_seat: int | None = None,
+        options: Mapping[str, Any] | None = None,
+        table: str = "demo",
+        on_answers: Callable[[int, Mapping[int, Selection]], None] | None = None,
+    ) -> None:
+        self.feed = feed
+        self.game_name = game
+        self.players = players
+        self.seed = seed
+        self.pace = pace
+        self.controllers = min(controllers, players)
+        self.drop_seat = drop_seat
+        self.options = dict(options or {})
+        self.table = table
+        self.on_answers = on_answers
+        self.rng = random.Random(seed)
+        self.game: Game | None = None
+        self.seats: list[SeatView] = [
+            SeatView(seat=i, name=SEAT_COLOURS[i][0], colour=SEAT_COLOURS[i][1])
+            for i in range(players)
+        ]
+        self.prompt: PromptView | None = None
+        self.reveal: PromptView | None = None
+        self.events: list[EventView] = []
+        self.notices: list[Notice] = []
+        self.pairing: list[Pairing] = []
+        self.progress: Progress | None = None
+        self.stage: str = "lobby"
+        self.result: ResultView | None = None
+        self._event_n = 0
+        self._pid = 0
+        self._sealed_seen = 0
+        self._board: dict[str, Any] | None = None
+
+    # ------------------------------------------------------------ publishing
+
+    def board(self) -> dict[str, Any] | None:
+        """The game's public view; the last good one if the game cannot draw itself now."""
+        if self.game is not None:
+            try:
+                self._board = self.game.view(None)
+            except Exception:  # a game's view bug must not stop the table's displays
+                pass
+        return self._board
+
+    def publish(self) -> TableView:
+        view = TableView(
+            table=self.table,
+            stage=self.stage,  # type: ignore[arg-type]
+            games=game_choices(game_names()),
+            game=self.game_name,
+            pairing=tuple(self.pairing),
+            seats=tuple(self.seats),
+            prompt=self.prompt,
+            reveal=self.reveal,
+            board=self.board(),
+            events=tuple(self.events[-EVENTS_KEPT:]),
+            notices=tuple(self.notices),
+            result=self.result,
+            progress=self.progress,
+        )
+        return self.feed.publish(view)
+
+    async def beat(self, k: float = 1.0) -> None:
+        await asyncio.sleep(self.pace * k)
+
+    def set_seat(self, seat: int, **changes: Any) -> None:
+        self.seats[seat] = self.seats[seat].model_copy(update=changes)
+
+    def set_ask(self, seat: int, status: str) -> None:
+        p = self.prompt
+        assert p is not None
+        asks = tuple(a.model_copy(update={"status": status}) if a.seat == seat else a
+                     for a in p.asks)
+        self.prompt = p.model_copy(update={"asks": asks})
+        self.set_seat(seat, status=status)
+
+    def add_events(self, events: Sequence[Event]) -> None:
+        for e in events:
+            self._event_n += 1
+            self.events.append(EventView(n=self._event_n, kind=e.kind, text=e.text,
+                                         data=dict(e.data)))
+
+    # ------------------------------------------------------------ the lobby
+
+    async def seat_everyone(self) -> None:
+        total = self.players
+        for i in range(total):
+            self.progress = Progress(label="Seating players", done=i, total=total)
+            if i < self.controllers:
+                uid = f"sim-{i + 1:02d}"
+                self.pairing = [Pairing(uid=uid, transport="local",
+                                        text=f"Controller {uid}: press its button to take "
+                                             f"seat {i + 1} ({self.seats[i].name})")]
+                self.publish()
+                await self.beat()
+                self.set_seat(i, occupant="controller", uid=uid, transport="local",
+                              firmware=f"{__version__} (simulated)", link=1.0,
+                              heartbeat_age=0.0, online=True, status="waiting")
+                self.pairing = []
+            else:
+                self.set_seat(i, occupant="bot", online=True, status="waiting")
+            self.publish()
+            await self.beat(0.5)
+        self.progress = None
+
+    # ------------------------------------------------------------ one decision
+
+    async def sealed_prompt(self, d: Decision, answers: Mapping[int, Selection]) -> None:
+        self._sealed_seen += 1
+        drop = (self.drop_seat if self._sealed_seen == 3 and self.drop_seat is not None
+                and self.drop_seat in d.seats else None)
+        order = list(d.seats)
+        self.rng.shuffle(order)
+        for s in order:
+            self.set_ask(s, "programming")
+            self.publish()
+            await self.beat(0.4)
+        for s in order:
+            await self.beat(0.6)
+            if s == drop:
+                await self.controller_blip(s)
+            self.set_ask(s, "locked")
+            self.publish()
+        assert self.prompt is not None
+        self.prompt = self.prompt.model_copy(update={"phase": "alllocked"})
+        self.publish()
+        await self.beat(1.5)
+
+    async def controller_blip(self, seat: int) -> None:
+        """The controller in `seat` stops answering for a while, then comes back."""
+        sv = self.seats[seat]
+        self.set_seat(seat, online=False, heartbeat_age=3.2, link=0.4, status="offline")
+        self.notices.append(Notice(
+            code="offline", seat=seat, level="error",
+            text=f"{sv.name}'s controller is offline (no heartbeat for 3 seconds). "
+                 "Its lock is kept: check its cable or WiFi.",
+        ))
+        self.set_ask(seat, "offline")
+        self.publish()
+        await self.beat(4)
+        self.notices = [n for n in self.notices if n.seat != seat]
+        self.set_seat(seat, online=True, heartbeat_age=0.1, link=0.8)
+        self.set_ask(seat, "programming")
+        self.notices.append(Notice(code="back", seat=seat, level="info",
+                                   text=f"{sv.name}'s controller is back; nothing was lost."))
+        self.publish()
+        await self.beat(1)
+        self.notices = [n for n in self.notices if n.seat != seat]
+
+    async def play_decision(self, game: Game, d: Decision, bots: Mapping[int, Bot]) -> None:
+        # The bots dial now, in secret: their answers stay here until the reveal.
+        answers = {a.seat: bots[a.seat].choose(game.view(a.seat), a, list(game.legal(a)))
+                   for a in d.asks}
+        if self.on_answers is not None:
+            self.on_answers(d.id, answers)
+        self._pid += 1
+        self.prompt = PromptView(
+            pid=self._pid, sealed=d.sealed, topic=d.asks[0].topic, text=prompt_text(d),
+            asks=tuple(AskView(seat=a.seat, text=a.text, status="waiting") for a in d.asks),
+        )
+        self.publish()
+        await self.beat(0.5)
+        if d.sealed:
+            await self.sealed_prompt(d, answers)
+        else:
+            seat = d.asks[0].seat
+            self.set_ask(seat, "programming")
+            self.publish()
+            await self.beat(0.8)
+        choices = tuple(choice_of(a, answers[a.seat]) for a in d.asks)
+        for s in d.seats:
+            self.set_ask(s, "revealed")
+        assert self.prompt is not None
+        self.prompt = self.prompt.model_copy(update={"phase": "revealed", "choices": choices})
+        self.reveal = self.prompt
+        self.publish()
+        await self.beat(1.0 if d.sealed else 0.3)
+        self.add_events(game.apply(answers, d.id))
+        self.prompt = None
+        for s in d.seats:
+            self.set_seat(s, status="waiting")
+        self.publish()
+        await self.beat(1.5 if d.sealed else 0.5)
+
+    # ------------------------------------------------------------ the whole game
+
+    async def run(self) -> ResultView | None:
+        self.publish()
+        await self.beat()
+        await self.seat_everyone()
+        cls = get_game(self.game_name)
+        opts = {"players": self.players, "seed": self.seed, **self.options}
+        game = cls(opts)
+        self.game = game
+        bots = {s: seat_bot(self.game_name, self.seed * 10 + s) for s in range(self.players)}
+        if self.game_name == "stadium":  # two Teams: even seats Blue Starz, odd seats Red Sunz
+            for i in range(self.players):
+                self.set_seat(i, team=("blue", "red")[i % 2])
+        self.stage = "playing"
+        self.add_events(game.events)
+        self.publish()
+        await self.beat()
+        while (d := game.pending) is not None:
+            await self.play_decision(game, d, bots)
+        r = game.result
+        if r is not None:
+            self.result = ResultView(text=r.text, scores=dict(r.scores),
+                                     winners=tuple(r.winners))
+        self.stage = "over"
+        self.publish()
+        return self.result

@@ -1,0 +1,80 @@
+"""All the displays of one table started together: the web screen, the LED strip, the terminal view.
+
+The daemon (or the rehearsal) publishes TableViews to a PublicFeed and opens `Displays` on it:
+
+    async with Displays(feed, config.ledstrip, port=0, terminal=headless) as shown:
+        print("table screen:", shown.url)
+        ...
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from types import TracebackType
+
+from rich.console import Console
+
+from dialbox.displays.feed import PublicFeed
+from dialbox.displays.ledstrip import LedStripConfig
+from dialbox.displays.lights import StripOnFeed
+from dialbox.displays.screen import TableScreen
+from dialbox.displays.terminal import TerminalView
+
+
+class Displays:
+    """Starts the screen (unless `web` is False), the strip and the terminal view; stops them."""
+
+    def __init__(
+        self,
+        feed: PublicFeed,
+        ledstrip: LedStripConfig | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        web: bool = True,
+        terminal: bool = False,
+        console: Console | None = None,
+    ) -> None:
+        self.feed = feed
+        self.strip = StripOnFeed(feed, ledstrip or LedStripConfig())
+        self.screen = TableScreen(feed, self.strip.recording, host, port) if web else None
+        self.terminal = (
+            TerminalView(feed, console, self.strip.recording) if terminal else None
+        )
+        self._tasks: list[asyncio.Task[None]] = []
+
+    @property
+    def url(self) -> str | None:
+        return self.screen.url if self.screen is not None else None
+
+    async def start(self) -> None:
+        self._tasks.append(asyncio.create_task(self.strip.run(), name="ledstrip"))
+        if self.screen is not None:
+            self._tasks.append(asyncio.create_task(self.screen.serve(), name="screen"))
+            while not self.screen.server.started:
+                if self._tasks[-1].done():
+                    self._tasks[-1].result()
+                    raise RuntimeError("the table screen stopped while starting")
+                await asyncio.sleep(0.01)
+        if self.terminal is not None:
+            self._tasks.append(asyncio.create_task(self.terminal.run(), name="terminal"))
+
+    async def stop(self) -> None:
+        if self.screen is not None:
+            self.screen.stop()
+        for t in self._tasks:
+            if t.get_name() != "screen":
+                t.cancel()
+        for t in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError, TimeoutError):
+                await asyncio.wait_for(t, 5)
+        self._tasks.clear()
+
+    async def __aenter__(self) -> Displays:
+        await self.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.stop()
