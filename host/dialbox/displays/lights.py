@@ -1,4 +1,4 @@
-"""Drives the LED strip from the public table state: seat lights, the all-locked sweep, the flash."""
+"""Drives the LED strip from the public table state: seat lights, all-locked sweep, reveal flash."""
 
 from __future__ import annotations
 

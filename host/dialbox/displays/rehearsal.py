@@ -13,11 +13,12 @@ from __future__ import annotations
 import asyncio
 import importlib
 import random
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from typing import Any, Literal
 
 from dialbox import __version__
 from dialbox.displays.feed import PublicFeed
+from dialbox.displays.ledstrip import SeatStatus
 from dialbox.displays.public import (
     AskView,
     ChoiceView,
@@ -29,6 +30,7 @@ from dialbox.displays.public import (
     PromptView,
     ResultView,
     SeatView,
+    Stage,
     TableView,
     game_choices,
 )
@@ -45,7 +47,7 @@ SEAT_COLOURS: tuple[tuple[str, str], ...] = (
 )
 """The six player colours, seat by seat (the same order the daemon's table uses)."""
 
-WHEEL_NAMES = ("left", "centre", "right")
+WHEEL_NAMES: tuple[Literal["left", "centre", "right"], ...] = ("left", "centre", "right")
 EVENTS_KEPT = 40
 
 # Each game's own bot, if it ships one: module, class. Otherwise RandomBot.
@@ -75,8 +77,7 @@ def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
         if wheel is None or not 0 <= sel[pos] < len(wheel.faces):
             continue
         face = wheel.faces[sel[pos]]
-        faces.append(FaceView(wheel=WHEEL_NAMES[pos],  # type: ignore[arg-type]
-                              label=face.label, colour=face.colour.lower()))
+        faces.append(FaceView(wheel=WHEEL_NAMES[pos], label=face.label, colour=face.colour.lower()))
     return ChoiceView(seat=ask.seat, faces=tuple(faces),
                       text=" ".join(f.label for f in faces) or "-")
 
@@ -107,6 +108,7 @@ class Rehearsal:
         options: Mapping[str, Any] | None = None,
         table: str = "demo",
         on_answers: Callable[[int, Mapping[int, Selection]], None] | None = None,
+        on_moment: Callable[[TableView], Awaitable[None]] | None = None,
     ) -> None:
         self.feed = feed
         self.game_name = game
@@ -118,6 +120,7 @@ class Rehearsal:
         self.options = dict(options or {})
         self.table = table
         self.on_answers = on_answers
+        self.on_moment = on_moment
         self.rng = random.Random(seed)
         self.game: Game | None = None
         self.seats: list[SeatView] = [
@@ -130,7 +133,7 @@ class Rehearsal:
         self.notices: list[Notice] = []
         self.pairing: list[Pairing] = []
         self.progress: Progress | None = None
-        self.stage: str = "lobby"
+        self.stage: Stage = "lobby"
         self.result: ResultView | None = None
         self._event_n = 0
         self._pid = 0
@@ -151,7 +154,7 @@ class Rehearsal:
     def publish(self) -> TableView:
         view = TableView(
             table=self.table,
-            stage=self.stage,  # type: ignore[arg-type]
+            stage=self.stage,
             games=game_choices(game_names()),
             game=self.game_name,
             pairing=tuple(self.pairing),
@@ -166,13 +169,18 @@ class Rehearsal:
         )
         return self.feed.publish(view)
 
+    async def moment(self, view: TableView) -> None:
+        """All-locked and reveal moments: let a watcher (a test taking screenshots) look."""
+        if self.on_moment is not None:
+            await self.on_moment(view)
+
     async def beat(self, k: float = 1.0) -> None:
         await asyncio.sleep(self.pace * k)
 
     def set_seat(self, seat: int, **changes: Any) -> None:
         self.seats[seat] = self.seats[seat].model_copy(update=changes)
 
-    def set_ask(self, seat: int, status: str) -> None:
+    def set_ask(self, seat: int, status: SeatStatus) -> None:
         p = self.prompt
         assert p is not None
         asks = tuple(a.model_copy(update={"status": status}) if a.seat == seat else a
@@ -229,7 +237,7 @@ class Rehearsal:
             self.publish()
         assert self.prompt is not None
         self.prompt = self.prompt.model_copy(update={"phase": "alllocked"})
-        self.publish()
+        await self.moment(self.publish())
         await self.beat(1.5)
 
     async def controller_blip(self, seat: int) -> None:
@@ -257,9 +265,9 @@ class Rehearsal:
         # The bots dial now, in secret: their answers stay here until the reveal.
         answers = {a.seat: bots[a.seat].choose(game.view(a.seat), a, list(game.legal(a)))
                    for a in d.asks}
-        if self.on_answers is not None:
-            self.on_answers(d.id, answers)
         self._pid += 1
+        if self.on_answers is not None:
+            self.on_answers(self._pid, answers)
         self.prompt = PromptView(
             pid=self._pid, sealed=d.sealed, topic=d.asks[0].topic, text=prompt_text(d),
             asks=tuple(AskView(seat=a.seat, text=a.text, status="waiting") for a in d.asks),
@@ -279,7 +287,7 @@ class Rehearsal:
         assert self.prompt is not None
         self.prompt = self.prompt.model_copy(update={"phase": "revealed", "choices": choices})
         self.reveal = self.prompt
-        self.publish()
+        await self.moment(self.publish())
         await self.beat(1.0 if d.sealed else 0.3)
         self.add_events(game.apply(answers, d.id))
         self.prompt = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -64,10 +64,10 @@ def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None) -> Starl
 
     async def live(ws: WebSocket) -> None:
         await ws.accept()
-        jobs: list[Callable[[WebSocket], Awaitable[None]]] = [send_table, drain]
+        jobs: list[Callable[[WebSocket], Coroutine[Any, Any, None]]] = [send_table, drain]
         if strip is not None:
             jobs.append(send_strip)
-        tasks = [asyncio.create_task(job(ws)) for job in jobs]
+        tasks: list[asyncio.Task[None]] = [asyncio.create_task(job(ws)) for job in jobs]
         try:
             await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
         finally:

@@ -71,9 +71,9 @@ def render(view: TableView, strip: Frame = ()) -> RenderableType:
         parts.append(Text(n.text, style={"error": "bold red", "warning": "yellow",
                                          "info": "green"}[n.level]))
     if view.progress is not None:
-        p = view.progress
-        parts.append(Group(Text(f"{p.label} {p.done}/{p.total}"),
-                           ProgressBar(total=max(1, p.total), completed=p.done, width=40)))
+        pg = view.progress
+        parts.append(Group(Text(f"{pg.label} {pg.done}/{pg.total}"),
+                           ProgressBar(total=max(1, pg.total), completed=pg.done, width=40)))
     parts.append(seats_table(view))
     if view.prompt is not None:
         p = view.prompt
@@ -105,7 +105,7 @@ def render(view: TableView, strip: Frame = ()) -> RenderableType:
 
 
 class TerminalView:
-    """Redraws the terminal from the newest state (and the strip's newest frame) ~8 times a second."""
+    """Redraws the terminal from the newest state and strip frame, about 8 times a second."""
 
     def __init__(self, feed: PublicFeed, console: Console | None = None,
                  strip: RecordingBackend | None = None) -> None:
