@@ -9,7 +9,7 @@ from typing import Any
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import TableView
 from dialbox.displays.rehearsal import Rehearsal
-from dialbox.engine import Selection, game_names
+from dialbox.engine import Decision, Selection, game_names
 
 GAMES = [g for g in ("pixoid", "outspeed", "stadium") if g in game_names()]
 """The 8Bit Box games this checkout has (each arrives from its own branch)."""
@@ -22,11 +22,16 @@ class Recorded:
         self.feed = PublicFeed()
         self.states: list[TableView] = []
         self.answers: dict[int, Mapping[int, Selection]] = {}
+        self.decisions: dict[int, Decision] = {}
         self.feed.listen(self.states.append)
         self.rehearsal = Rehearsal(
             self.feed, game, players=players, seed=seed, pace=0, controllers=2,
-            drop_seat=1, on_answers=self.answers.__setitem__, **kw,
+            drop_seat=1, on_answers=self.keep, **kw,
         )
+
+    def keep(self, pid: int, decision: Decision, answers: Mapping[int, Selection]) -> None:
+        self.decisions[pid] = decision
+        self.answers[pid] = answers
 
     def play(self) -> Recorded:
         asyncio.run(self.rehearsal.run())

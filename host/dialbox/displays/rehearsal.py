@@ -93,7 +93,7 @@ class Rehearsal:
     `pace` is the base delay in seconds between moments (0 in tests that want speed).
     `controllers` seats are shown as simulated controllers on the in-process transport;
     the rest as bots. `drop_seat` makes that seat's controller go offline for a while during
-    the third sealed prompt, to show how the table is told.
+    a sealed prompt (the third or a later one that asks it), to show how the table is told.
     """
 
     def __init__(
@@ -107,7 +107,7 @@ class Rehearsal:
         drop_seat: int | None = None,
         options: Mapping[str, Any] | None = None,
         table: str = "demo",
-        on_answers: Callable[[int, Mapping[int, Selection]], None] | None = None,
+        on_answers: Callable[[int, Decision, Mapping[int, Selection]], None] | None = None,
         on_moment: Callable[[TableView], Awaitable[None]] | None = None,
     ) -> None:
         self.feed = feed
@@ -170,7 +170,7 @@ class Rehearsal:
         return self.feed.publish(view)
 
     async def moment(self, view: TableView) -> None:
-        """All-locked and reveal moments: let a watcher (a test taking screenshots) look."""
+        """All-locked, reveal and offline moments: let a watcher (a test's camera) look."""
         if self.on_moment is not None:
             await self.on_moment(view)
 
@@ -221,8 +221,9 @@ class Rehearsal:
 
     async def sealed_prompt(self, d: Decision, answers: Mapping[int, Selection]) -> None:
         self._sealed_seen += 1
-        drop = (self.drop_seat if self._sealed_seen == 3 and self.drop_seat is not None
-                and self.drop_seat in d.seats else None)
+        drop = None
+        if self._sealed_seen >= 3 and self.drop_seat in d.seats:
+            drop, self.drop_seat = self.drop_seat, None
         order = list(d.seats)
         self.rng.shuffle(order)
         for s in order:
@@ -250,7 +251,7 @@ class Rehearsal:
                  "Its lock is kept: check its cable or WiFi.",
         ))
         self.set_ask(seat, "offline")
-        self.publish()
+        await self.moment(self.publish())
         await self.beat(4)
         self.notices = [n for n in self.notices if n.seat != seat]
         self.set_seat(seat, online=True, heartbeat_age=0.1, link=0.8)
@@ -267,7 +268,7 @@ class Rehearsal:
                    for a in d.asks}
         self._pid += 1
         if self.on_answers is not None:
-            self.on_answers(self._pid, answers)
+            self.on_answers(self._pid, d, answers)
         self.prompt = PromptView(
             pid=self._pid, sealed=d.sealed, topic=d.asks[0].topic, text=prompt_text(d),
             asks=tuple(AskView(seat=a.seat, text=a.text, status="waiting") for a in d.asks),

@@ -144,7 +144,8 @@ function renderReveal(v) {
   revealShown = r.pid;
   el.hidden = false;
   el.dataset.pid = r.pid;
-  const cards = h("div", { class: "cards" }, r.choices.map((c) =>
+  const bySeat = [...r.choices].sort((a, b) => a.seat - b.seat);
+  const cards = h("div", { class: "cards" }, bySeat.map((c) =>
     h("div", { class: "choice", "data-seat": c.seat, style: "border-color:" + hex(seatOf(v, c.seat).colour) },
       h("div", { class: "name" }, seatName(v, c.seat)),
       h("div", { class: "faces" }, c.faces.map(faceEl)),
