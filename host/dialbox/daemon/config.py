@@ -54,6 +54,8 @@ class TableSection(_Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$")
     game: str = Field(min_length=1)
     players: int = Field(ge=1, le=6)
+    seats: int | None = Field(None, ge=1, le=6)
+    """Controllers at the table, if not one per player (Pixoid with 3 players: 4)."""
     seed: int = 0
     options: dict[str, Any] = Field(default_factory=dict)
     bots: list[int] = Field(default_factory=list)
@@ -66,14 +68,15 @@ class TableSection(_Strict):
 
     @model_validator(mode="after")
     def _bots_fit(self) -> TableSection:
+        seats = self.seats or self.players
         for b in self.bots:
-            if not 1 <= b <= self.players:
-                raise ValueError(f"bot seat {b} is not a seat of a {self.players}-player table")
+            if not 1 <= b <= seats:
+                raise ValueError(f"bot seat {b} is not a seat of a {seats}-seat table")
         return self
 
     def settings(self) -> TableSettings:
         return TableSettings(
-            name=self.name, game=self.game, players=self.players, seed=self.seed,
+            name=self.name, game=self.game, players=self.players, seats=self.seats, seed=self.seed,
             options=dict(self.options), bots=[b - 1 for b in self.bots],
             fill_with_bots=self.fill_with_bots, controllers=list(self.controllers),
             pairing=self.pairing, prompt_timeout=self.prompt_timeout,

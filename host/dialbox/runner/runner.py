@@ -31,7 +31,7 @@ from dialbox_protocol.models import (
     Uncommit,
     Welcome,
 )
-from dialbox.engine.bots import Bot, RandomBot
+from dialbox.engine.bots import Bot, LegalAnswers, RandomBot, SeatView
 from dialbox.engine.decisions import Ask, Decision
 from dialbox.engine.errors import EngineError
 from dialbox.engine.game import Game
@@ -66,6 +66,8 @@ class TableSettings:
     game: str
     players: int
     seed: int = 0
+    seats: int | None = None
+    """Controllers at the table when it differs from players (Pixoid's 3 Player Variant: 4)."""
     options: dict[str, Any] = field(default_factory=dict)
     bots: list[int] = field(default_factory=list)
     """Seats (0-based) that bots fill from the start."""
@@ -100,7 +102,7 @@ class GameRunner:
         self.settings = settings
         self.journal = journal
         self.host_name = host_name
-        self.table = Table(settings.name, settings.players)
+        self.table = Table(settings.name, settings.seats or settings.players)
         self.feed = Feed()
         self.sessions: dict[str, Session] = {}
         self.pairing: dict[str, int] = {}
@@ -537,8 +539,7 @@ class GameRunner:
 
     def _bot_answer(self, box: Lockbox, ask: Ask) -> None:
         bot = self.bots.setdefault(ask.seat, RandomBot(self.settings.seed * 31 + ask.seat))
-        legal = list(self.game.legal(ask))
-        sel = bot.choose(self.game.view(ask.seat), ask, legal)
+        sel = bot.choose(SeatView(self.game, ask.answerer), ask, LegalAnswers(self.game, ask))
         nonce = codec.b64(os.urandom(codec.NONCE_BYTES))
         uid = f"bot-{ask.seat}"
         if box.sealed:
