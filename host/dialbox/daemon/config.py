@@ -87,7 +87,7 @@ class TableSection(_Strict):
 class DaemonConfig(_Strict):
     """The whole file: [host], [serial], [mqtt] (optional) and one [[tables]] per table."""
 
-    host: HostSection = Field(default_factory=HostSection)  # type: ignore[arg-type]
+    host: HostSection = Field(default_factory=HostSection)
     serial: SerialSection = Field(default_factory=SerialSection)
     mqtt: MqttSection | None = None
     tables: list[TableSection] = Field(min_length=1)

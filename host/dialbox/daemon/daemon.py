@@ -7,7 +7,6 @@ import json
 import logging
 from typing import Any
 
-from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
 from dialbox.daemon.config import DaemonConfig
 from dialbox.journal import Journal
 from dialbox.runner import GameRunner
@@ -15,6 +14,7 @@ from dialbox.sessions import Session
 from dialbox.transports.base import Link
 from dialbox.transports.mqtt import BrokerAddress, MqttHub, MqttLink
 from dialbox.transports.serial import DEFAULT_USB, SerialLink, SerialWatcher, UsbMatch
+from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
 
 log = logging.getLogger("dialbox.daemon")
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import shutil
 import socket
@@ -183,7 +184,7 @@ async def _start_controllers(
     """The real firmware (dialbox.sim) when it is installed, else the protocol double."""
     sims: list[Any] = []
     if runtime != "double" and firmware_sim_available():
-        from dialbox.sim import SimController  # type: ignore[import-not-found,unused-ignore]
+        SimController = importlib.import_module("dialbox.sim").SimController
 
         for uid in uids:
             kw: dict[str, Any] = {"runtime": runtime, "auto": True,

@@ -16,6 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialbox.engine.bots import Bot, LegalAnswers, RandomBot, SeatView
+from dialbox.engine.decisions import Ask, Decision
+from dialbox.engine.errors import EngineError
+from dialbox.engine.game import Game
+from dialbox.engine.registry import get_game
+from dialbox.journal import Entry, Journal
+from dialbox.lockbox import Lockbox, Phase, Verdict
+from dialbox.sessions import Session
+from dialbox.table import Feed, Table
 from dialbox_protocol import codec
 from dialbox_protocol.models import (
     AllLocked,
@@ -31,15 +40,6 @@ from dialbox_protocol.models import (
     Uncommit,
     Welcome,
 )
-from dialbox.engine.bots import Bot, LegalAnswers, RandomBot, SeatView
-from dialbox.engine.decisions import Ask, Decision
-from dialbox.engine.errors import EngineError
-from dialbox.engine.game import Game
-from dialbox.engine.registry import get_game
-from dialbox.journal import Entry, Journal
-from dialbox.lockbox import Lockbox, Phase, Verdict
-from dialbox.sessions import Session
-from dialbox.table import Feed, Table
 
 log = logging.getLogger("dialbox.runner")
 
@@ -85,6 +85,10 @@ class TableSettings:
 class _BotSecret:
     sel: Selection
     nonce: str
+
+
+def _sel(v: list[int]) -> Selection:
+    return (int(v[0]), int(v[1]), int(v[2]))
 
 
 def _labels(ask: Ask, sel: Selection) -> str:
@@ -164,15 +168,15 @@ class GameRunner:
                 self.box = self._new_box(d["pid"], decision)
                 self.bot_secrets = {}
             elif k == "bot":
-                self.bot_secrets[d["seat"]] = _BotSecret(tuple(d["sel"]), d["nonce"])  # type: ignore[arg-type]
+                self.bot_secrets[d["seat"]] = _BotSecret(_sel(d["sel"]), d["nonce"])
             elif k == "commit" and self.box is not None:
                 self.box.commit(d["seat"], d["uid"], d["commitment"])
             elif k == "uncommit" and self.box is not None:
                 self.box.uncommit(d["seat"], d["uid"])
             elif k == "default" and self.box is not None:
-                self.box.time_out({int(s): tuple(v) for s, v in d["defaults"].items()})  # type: ignore[misc]
+                self.box.time_out({int(s): _sel(v) for s, v in d["defaults"].items()})
             elif k == "reveal" and self.box is not None:
-                self.box.reveal(d["seat"], d["uid"], tuple(d["sel"]), d["nonce"],  # type: ignore[arg-type]
+                self.box.reveal(d["seat"], d["uid"], _sel(d["sel"]), d["nonce"],
                                 lambda _s, _x: None)
             elif k == "applied":
                 answers = {int(s): (v[0], v[1], v[2]) for s, v in d["answers"]}
@@ -305,9 +309,9 @@ class GameRunner:
         assert uid is not None
         ref = msg.seq
         if isinstance(msg, Status):
-            seat = self.table.seat_of(uid)
-            if seat is not None and msg.state in ("idle", "editing", "locked", "unlocked"):
-                seat.state = msg.state
+            at = self.table.seat_of(uid)
+            if at is not None and msg.state in ("idle", "editing", "locked", "unlocked"):
+                at.state = msg.state
                 self._publish()
             return
         if isinstance(msg, Reveal) and self.pairing.get(uid) == msg.pid:
@@ -600,7 +604,8 @@ class GameRunner:
             return
         self._journal("default", pid=pid, defaults={str(s): list(v) for s, v in
                                                      box.defaults.items()})
-        if box.phase == Phase.ALL_LOCKED:
+        phase: Phase = box.phase
+        if phase == Phase.ALL_LOCKED:
             self._all_locked()
         elif box.complete:
             self._finish()

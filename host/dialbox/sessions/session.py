@@ -8,6 +8,7 @@ import time
 from collections import deque
 from typing import Protocol
 
+from dialbox.transports.base import Link, LinkClosed
 from dialbox_protocol import codec
 from dialbox_protocol.frames import ProtocolError, to_frame
 from dialbox_protocol.models import (
@@ -21,7 +22,6 @@ from dialbox_protocol.models import (
     Snapshot,
     Welcome,
 )
-from dialbox.transports.base import Link, LinkClosed
 
 log = logging.getLogger("dialbox.session")
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from dialbox_protocol.frames import parse_frame
 from dialbox.transports.base import Link, LinkClosed
+from dialbox_protocol.frames import parse_frame
 
 
 class LocalLink(Link):

@@ -6,14 +6,14 @@ import asyncio
 import logging
 import socket
 import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import aiomqtt
 
-from dialbox_protocol.frames import parse_frame
 from dialbox.transports.base import BrokerUnavailable, Link, LinkClosed
+from dialbox_protocol.frames import parse_frame
 
 log = logging.getLogger("dialbox.mqtt")
 
@@ -84,7 +84,7 @@ class MqttHub:
         self,
         address: BrokerAddress,
         table: str,
-        on_link: Callable[[MqttLink], Awaitable[None]],
+        on_link: Callable[[MqttLink], Coroutine[Any, Any, None]],
         client_id: str | None = None,
     ) -> None:
         self.address = address

@@ -6,16 +6,17 @@ import asyncio
 import glob
 import logging
 import os
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import serial
 import serial_asyncio_fast
 from serial.tools import list_ports
+from serial.tools.list_ports_common import ListPortInfo
 
-from dialbox_protocol.frames import FrameParser
 from dialbox.transports.base import Link, LinkClosed, PortUnavailable
+from dialbox_protocol.frames import FrameParser
 
 log = logging.getLogger("dialbox.serial")
 
@@ -96,7 +97,7 @@ class UsbMatch:
     pid: int
     serial_number: str | None = None
 
-    def matches(self, port: list_ports.ListPortInfo) -> bool:
+    def matches(self, port: ListPortInfo) -> bool:
         if port.vid != self.vid or port.pid != self.pid:
             return False
         return self.serial_number is None or port.serial_number == self.serial_number
@@ -134,7 +135,7 @@ class SerialWatcher:
 
     def __init__(
         self,
-        on_link: Callable[[SerialLink], Awaitable[None]],
+        on_link: Callable[[SerialLink], Coroutine[Any, Any, None]],
         patterns: Iterable[str] = (),
         usb: Iterable[UsbMatch] = (),
         interval: float = 0.2,
