@@ -1,10 +1,11 @@
-"""The embedded default: daemon, simulated controllers and bots for one full table on this machine."""
+"""The embedded default: the daemon, simulated controllers and bots for one table on one machine."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import importlib
+import importlib.util
 import logging
 import shutil
 import socket
@@ -99,11 +100,7 @@ async def wait_port(port: int, tries: int = 200) -> None:
 
 
 def firmware_sim_available() -> bool:
-    try:
-        import dialbox.sim  # noqa: F401
-    except ImportError:
-        return False
-    return True
+    return importlib.util.find_spec("dialbox.sim") is not None
 
 
 async def run_demo(

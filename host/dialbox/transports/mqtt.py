@@ -48,7 +48,7 @@ class Topics:
     def parse_dev(self, topic: str) -> tuple[str, str] | None:
         """(uid, leaf) for a device topic of this table, else None."""
         parts = topic.split("/")
-        if len(parts) == 5 and parts[0] == "dialbox" and parts[1] == self.table and parts[2] == "dev":
+        if len(parts) == 5 and parts[:3] == ["dialbox", self.table, "dev"]:
             return parts[3], parts[4]
         return None
 
