@@ -14,6 +14,7 @@ import contextlib
 import json
 import os
 import random
+import socket
 import time
 import tty
 from collections.abc import Callable
@@ -55,6 +56,8 @@ class ControllerDouble:
         self.secret: Frame | None = None
         """The "flash": pid, sel, nonce, commitment of the locked choice."""
         self.revealed: list[Frame] = []
+        self.locks: dict[int, list[int]] = {}
+        """pid -> the selection this controller locked for it (its last lock)."""
         self.errors: list[Frame] = []
         self.received: list[Frame] = []
         self.on_frame: Callable[[Frame], None] | None = None
@@ -143,14 +146,23 @@ class ControllerDouble:
             self._handle(msg)
 
     async def _mqtt_loop(self) -> None:
+        """Stay connected: reconnect with backoff whenever the broker goes away."""
+        backoff = 0.05
+        while True:
+            try:
+                await self._mqtt_session()
+            except aiomqtt.MqttError:
+                pass
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 1.0)
+
+    async def _mqtt_session(self) -> None:
         m = self.mqtt
         assert m is not None
         root = f"dialbox/{m['table']}"
         self._status_topic = f"{root}/dev/{self.uid}/status"
         self._up = f"{root}/dev/{self.uid}/up"
         down = f"{root}/dev/{self.uid}/down"
-        import socket
-
         client = aiomqtt.Client(
             m.get("host", "localhost"), m["port"], username=m.get("user", self.uid),
             password=m.get("password"), identifier=f"ctrl-{self.uid}", keepalive=15,
@@ -345,6 +357,7 @@ class ControllerDouble:
         nonce = os.urandom(codec.NONCE_BYTES)
         sel = list(self.sel)
         self.state = "locked"
+        self.locks[pid] = sel
         if p["sealed"]:
             c = codec.commitment(sel, nonce, pid, self.uid)
             self.secret = {"pid": pid, "sel": sel, "nonce": codec.b64(nonce), "commitment": c}
