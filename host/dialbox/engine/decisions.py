@@ -23,6 +23,14 @@ class Ask:
     wheels: Wheels
     default: Selection | None = None
     """The answer used when the prompt times out, if the game defines one."""
+    player: int | None = None
+    """The player who dials this seat's controller when it is not the seat's own player
+    (Pixoid's 3 Player Variant: one Bug player runs a second controller). None: the seat."""
+
+    @property
+    def answerer(self) -> int:
+        """The player who answers this ask (its seat unless `player` says otherwise)."""
+        return self.seat if self.player is None else self.player
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,95 @@
+"""Shared helpers for the daemon tests: configs, a daemon in this process, integrity checks."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+from dialbox.daemon import Daemon
+from dialbox.daemon.config import parse_config
+from dialbox.doubles import ControllerDouble
+from dialbox.journal import Journal
+from tests.host.games import DUEL
+
+TABLE = "t1"
+
+
+def table_config(work: Path, *, players: int = 2, uids: list[str] | None = None,
+                 bots: list[int] | None = None, mqtt: dict[str, Any] | None = None,
+                 **table: Any) -> dict[str, Any]:
+    cfg: dict[str, Any] = {
+        "host": {"name": "test-host", "journal": str(work / "journal.sqlite")},
+        "serial": {"ports": [str(work / "links" / "*")], "usb": []},
+        "tables": [{
+            "name": TABLE, "game": DUEL, "players": players, "seed": 5,
+            "controllers": uids or [], "bots": bots or [], "pairing": "press",
+            "options": {"rounds": 3}, **table,
+        }],
+    }
+    if mqtt is not None:
+        cfg["serial"] = {"enabled": False}
+        cfg["mqtt"] = mqtt
+    return cfg
+
+
+async def wait_for(pred: Callable[[], bool], timeout: float = 30.0, what: str = "") -> None:
+    """Bounded polling until `pred()` holds (the bound only catches hangs; no timing is judged)."""
+    loop = asyncio.get_running_loop()
+    end = loop.time() + timeout
+    while not pred():
+        if loop.time() > end:
+            raise AssertionError(f"timed out waiting for {what or pred}")
+        await asyncio.sleep(0.01)
+
+
+@contextlib.asynccontextmanager
+async def running_daemon(cfg: dict[str, Any]) -> AsyncIterator[Daemon]:
+    daemon = Daemon(parse_config(cfg, "test"))
+    task = asyncio.create_task(daemon.run())
+    try:
+        yield daemon
+    finally:
+        daemon.stop()
+        await asyncio.wait_for(task, 10)
+        daemon.journal.close()
+
+
+@contextlib.asynccontextmanager
+async def doubles(work: Path, uids: list[str], **kw: Any) -> AsyncIterator[list[ControllerDouble]]:
+    ds = [ControllerDouble(u, link_dir=work / "links", state_file=work / f"{u}.flash",
+                           seed=i, **kw) for i, u in enumerate(uids)]
+    try:
+        for d in ds:
+            await d.start()
+        yield ds
+    finally:
+        for d in ds:
+            await d.stop()
+
+
+def check_integrity(journal: Journal, controllers: list[ControllerDouble],
+                    table: str = TABLE) -> int:
+    """No lost, duplicated or changed choice: every applied answer of a controller's seat is
+    exactly what that controller locked for that prompt; every decision is applied once.
+    Returns the number of decisions applied."""
+    entries = journal.entries(table)
+    seat_uid = {e.data["seat"]: e.data["uid"] for e in entries if e.kind == "seat"}
+    by_uid = {c.uid: c for c in controllers}
+    decisions: list[int] = []
+    for e in entries:
+        if e.kind != "applied":
+            continue
+        decisions.append(e.data["decision"])
+        for seat, sel in e.data["answers"]:
+            uid = seat_uid.get(seat)
+            if uid is None or uid not in by_uid:
+                continue  # a bot's seat
+            locked = by_uid[uid].locks.get(e.data["pid"])
+            assert locked == sel, (
+                f"seat {seat + 1} ({uid}) prompt {e.data['pid']}: applied {sel}, locked {locked}")
+    assert len(decisions) == len(set(decisions)), f"a decision was applied twice: {decisions}"
+    assert decisions == sorted(decisions)
+    return len(decisions)
