@@ -69,6 +69,11 @@ DIRECTION_WHEELS: tuple[Wheel | None, ...] = (None,) + tuple(
 """The left wheel for every set of open directions (index: bit mask of open arrows)."""
 
 
+def cap(text: str) -> str:
+    """The text with its first letter in upper case (the rest untouched)."""
+    return text[:1].upper() + text[1:]
+
+
 def turned_mask(mask: int, quarters: int) -> int:
     """A 4-bit direction mask turned by `quarters` (board -> dial frame: pass -turn)."""
     q = quarters % 4
@@ -170,6 +175,8 @@ class Pixoid(Game):
     def cube_name(self, seat: int) -> str:
         if seat == self.pixoid:
             return f"Pixoid ({self.seat_name(seat)})"
+        if seat == SPARE and self.players == 3:
+            return "the spare Bug"
         return f"the Bug of {self.seat_name(seat)}"
 
     # ------------------------------------------------------------------ the flow
@@ -257,7 +264,7 @@ class Pixoid(Game):
             letter = chr(ord("A") + self.board.starts.index(pix))
             self.emit(
                 "pixoid.placed",
-                f"{self.cube_name(seat).capitalize()} starts on Starting Pix {letter} "
+                f"{cap(self.cube_name(seat))} starts on Starting Pix {letter} "
                 f"({self.board.pix_name(pix)}).",
                 seat=seat, pix=pix,
             )
@@ -375,7 +382,7 @@ class Pixoid(Game):
         arrow = DIRECTION_WORDS[sel[0] // 2]
         self.emit(
             "pixoid.moved",
-            f"{self.cube_name(seat).capitalize()} dials {arrow} {sel[1]}: "
+            f"{cap(self.cube_name(seat))} dials {arrow} {sel[1]}: "
             f"{name(was)} to {name(now)}.",
             seat=seat, path=[was, now], direction=self._direction(seat, sel[0]),
             distance=sel[1],
@@ -390,7 +397,7 @@ class Pixoid(Game):
                 names = " and ".join(self.cube_name(b) for b in stack)
                 self.emit(
                     "pixoid.stacked",
-                    f"{names.capitalize()} stack on {self.board.pix_name(pix)}.",
+                    f"{cap(names)} stack on {self.board.pix_name(pix)}.",
                     pix=pix, seats=stack,
                 )
 
@@ -465,7 +472,7 @@ class Pixoid(Game):
             last = self.history[-1]
             if last["pixoid_wins"]:
                 winners = [self.pixoid]
-                text = f"{self.seat_name(self.pixoid).capitalize()} (Pixoid) wins the short game."
+                text = f"{cap(self.seat_name(self.pixoid))} (Pixoid) wins the short game."
             else:
                 winners = [p for p in range(self.players) if p != self.pixoid]
                 text = "The Bugs catch Pixoid and win together."
