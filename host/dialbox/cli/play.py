@@ -1,4 +1,4 @@
-"""`dialbox play GAME`: play any registered game in the terminal, humans at the keyboard and bots."""
+"""`dialbox play GAME`: any registered game in the terminal, humans at the keyboard and bots."""
 
 from __future__ import annotations
 
@@ -204,7 +204,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]{e}[/]")
         return 2
     humans = list(range(args.humans))
-    bots = {s: kinds[args.bot](args.seed * 100 + s) for s in range(args.humans, game.options.players)}
+    seats = range(args.humans, game.options.players)
+    bots = {s: kinds[args.bot](args.seed * 100 + s) for s in seats}
     table = Table(game, humans, bots, console, getattr(module, "draw", None), _read(console),
                   args.watch)
     finished = table.play()

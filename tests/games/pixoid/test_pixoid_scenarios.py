@@ -5,14 +5,14 @@ pending decisions. `starts = ["A", ...]` answers the Starting Pix choices in the
 are asked; `moves = {1 = "up 3", ...}` answers one sealed move decision, keyed by seat
 number counted from 1 (seat 4 in a 3 player game is the spare controller); `repeat = n`
 plays the same moves n times. [step.expect] checks the state after the step: `at` (seat ->
-Pix name like "c4", columns a.. from the left, rows 1.. from the top), `reserve`,
-`turn` (the turn now being played),
-`bonus_taken`, `bonus` (Pix names still holding a Bonus cube), `turn`, `round`, `pixoid`,
-`spare` (seat numbers from 1), `pending_player` (seat -> the player
-answering its pending ask), `scores`, `over`, `winners`, `events` (event kinds that
-must occur in this order among the step's events), `no_events`, `text` (a phrase in one
-of the step's event texts). `illegal = {seat = n, reason = "..."}` expects the step's
-answers to be refused with that reason, and the state to stay as it was.
+Pix name like "c4", columns a.. from the left, rows 1.. from the top, "-" off the board),
+`reserve`, `bonus_taken`, `bonus` (Pix names still holding a Bonus cube), `turn` (the turn
+now being played), `round`, `pixoid`, `spare` (seat numbers from 1), `pending_player`
+(seat -> the player answering its pending ask), `scores`, `over`, `winners`,
+`result_scores`, `events` (event kinds that must occur in this order among the step's
+events), `no_events`, `text` (a phrase in one of the step's event texts).
+`illegal = {seat = n, reason = "..."}` expects the step's answers to be refused with that
+reason, and the state to stay as it was.
 """
 
 from __future__ import annotations
