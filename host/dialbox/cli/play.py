@@ -145,7 +145,10 @@ class Table:
     def play(self) -> bool:
         """Run to the end; False if a human quit."""
         game = self.game
-        self.show(None)
+        self.show_events(game.events)
+        first = game.pending
+        if self.watch or first is None or all(a.answerer not in self.humans for a in first.asks):
+            self.show(None)
         while True:
             d = game.pending
             if d is None:
