@@ -143,7 +143,8 @@ class Pixoid(Game):
         self.history: list[dict[str, Any]] = []
         self.turns: list[int] = [0] * self.controllers
         self.bugs: tuple[int, ...] = ()
-        self._asks: dict[tuple[int, int, bool, int | None], Ask] = {}
+        self._asks: dict[int, Ask] = {}
+        """Move asks of this round by controller, open arrows and holder (they repeat)."""
 
     def _build_board(self) -> Board:
         o = self.options
@@ -205,6 +206,7 @@ class Pixoid(Game):
         self.bonus_taken = 0
         self.caught = False
         self.bugs = tuple(s for s in range(self.controllers) if s != self.pixoid)
+        self._asks = {}
         if self.players == 3:
             self.spare = (self.pixoid + 1) % 3
         turns = [0] * self.controllers
@@ -274,15 +276,17 @@ class Pixoid(Game):
         open_ = self.board.open
         cache = self._asks
         turns = self.turns
+        cubes = self.cubes
         for s in range(self.controllers):
-            mask = open_[self.cubes[s]]
+            mask = open_[cubes[s]]
             if turns[s]:
                 mask = turned_mask(mask, turns[s])
             player = self.spare if s == SPARE else None
-            key = (s, mask, s == self.pixoid, player)
+            key = (s << 4 | mask) if player is None else (player + 1) << 6 | s << 4 | mask
             ask = cache.get(key)
             if ask is None:
-                text = "Pixoid: arrow and distance" if key[2] else "Bug: arrow and distance"
+                role = "Pixoid" if s == self.pixoid else "Bug"
+                text = f"{role}: arrow and distance"
                 ask = cache[key] = Ask(
                     s, "pixoid.move", text, (DIRECTION_WHEELS[mask], DISTANCE_WHEEL, None),
                     None, player,
