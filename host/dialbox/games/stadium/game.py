@@ -302,6 +302,7 @@ class Stadium(Game):
                         v: f"seat {mate + 1} {verb} between {low} and {high} here"
                         for v in range(high + 1) if v < low
                     })
+                    self.stage = {**self.stage, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
                     text = f"Seat {mate + 1} {verb}? ({left} to share)"
                     answers = yield self.open(Ask(chooser, topic, text, (None, wheel, None)))

@@ -87,6 +87,7 @@ def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[in
     faces = (Face("Keep", 0, DIGIT_FACES[0].colour),) + tuple(
         Face(f"Hole {h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
     wheel = Wheel.of(faces)
+    g.stage = {**g.stage, "golfer": seat, "rolled": rolled}
     text = f"Hole {rolled} taken: shift (costs distance)?"
     answers = yield g.open(Ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
