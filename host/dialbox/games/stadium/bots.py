@@ -8,7 +8,7 @@ from typing import Any
 
 from dialbox.engine import CENTRE, INACTIVE, RIGHT, Ask, Selection, Wheel
 from dialbox.games.stadium.components import DICE, TILES
-from dialbox.games.stadium.game import CIRCLE, CRESCENT, TRIANGLE, colour_digit, digit_seat
+from dialbox.games.stadium.game import CIRCLE, CRESCENT, TRIANGLE, colour_digit
 
 _MEAN = {c: sum(f.value for f in d.faces) / len(d.faces) for c, d in DICE.items()}
 _BY_COLOUR = {d.colour: c for c, d in DICE.items()}

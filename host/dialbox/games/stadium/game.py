@@ -56,7 +56,7 @@ class StadiumOptions(GameOptions):
     """Stadium's options; everything past `players` is a named house rule or a setup aid."""
 
     wager_limit: int = Field(9, ge=9, le=MAX_ENERGY)
-    """Highest wager the centre wheel offers: the physical wheel stops at 9 (house rule: up to 30)."""
+    """Highest wager on the centre wheel: the physical wheel stops at 9 (house rule: to 30)."""
     fencing_zero_dice: Literal["green-red-yellow", "red-yellow"] = "green-red-yellow"
     """Fencing dice for a wager of 0: the Trial booklet's table or the base rulebook's text."""
     round_limit: int = Field(40, ge=1, le=10_000)

@@ -96,7 +96,7 @@ def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[in
 
 def weightlifting(g: Stadium) -> Sub:
     """Turns until everyone Passes: Lift a heavier weight (1 Energy per roll of green) or Pass."""
-    table: list[tuple[int, int, int]] = [tuple(w) for w in g.tile.number("weights")]  # type: ignore[misc]
+    table: list[tuple[int, int, int]] = [tuple(w) for w in g.tile.number("weights")]
     faces = (Face("-", 0, DIGIT_FACES[0].colour),) + tuple(
         Face(str(w), w, DIGIT_FACES[i].colour) for i, (w, _, _) in enumerate(table, 1))
     best: dict[int, int] = {}
