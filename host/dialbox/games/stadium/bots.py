@@ -23,8 +23,9 @@ _EAGERNESS = {
 
 
 def _top(wheel: Wheel | None) -> int:
+    """The highest wager a wager wheel allows (face index = wager)."""
     assert wheel is not None
-    return max(v for v in wheel.allowed if wheel.faces[v].value == v) if wheel.allowed else 0
+    return max(wheel.allowed)
 
 
 class StadiumBot:

@@ -143,6 +143,8 @@ class Stadium(Game):
         self.stage: dict[str, Any] = {}
         self.score: list[int | None] = [None] * self.n
         self.history: list[dict[str, Any]] = []
+        self._backs: list[str] = [TILES[key].kind for key in self.track]
+        self._view: tuple[int, dict[str, Any]] | None = None
         self._awards: list[dict[str, Any]] = []
 
     def _deal_track(self) -> list[str]:
@@ -157,7 +159,7 @@ class Stadium(Game):
         return {
             "players": self.n,
             "energy": list(self.energy),
-            "medals": {TEAMS[t]: dict(zip(MEDALS, self.medals[t], strict=True)) for t in (0, 1)},
+            "medals": {"blue": list(self.medals[0]), "red": list(self.medals[1])},
             "points": [points(self.medals[0]), points(self.medals[1])],
             "first": self.first,
             "track": list(self.track),
@@ -168,14 +170,18 @@ class Stadium(Game):
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """Everything on the table; unrevealed Trial tiles show only their backs."""
-        snap = self.snapshot()
-        snap["track"] = [
-            key if i < self.revealed else TILES[key].kind for i, key in enumerate(self.track)
-        ]
-        snap["seat"] = seat
-        snap["trials_left"] = len(self.track) - self.revealed
-        return snap
+        """Everything on the table; unrevealed Trial tiles show only their backs.
+
+        Stadium has no private information besides the face-down tiles, so every seat sees
+        the same table; it is built once per answered decision and shared (read-only).
+        """
+        cached = self._view
+        if cached is None or cached[0] != len(self.log):
+            snap = self.snapshot()
+            snap["track"] = self.track[:self.revealed] + self._backs[self.revealed:]
+            snap["trials_left"] = len(self.track) - self.revealed
+            cached = self._view = (len(self.log), snap)
+        return {**cached[1], "seat": seat}
 
     # ------------------------------------------------------------ seats and teams
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Ask, Face, Wheel
 from dialbox.games.stadium.game import (
     CIRCLE,
@@ -56,10 +58,11 @@ def pole_vault(g: Stadium) -> Sub:
                        rung=rung, waiting=waiting)
 
 
-def bid_faces(low: int, high: int) -> tuple[Face, ...]:
+@lru_cache(maxsize=4096)
+def bid_wheel(low: int, high: int) -> Wheel:
     """'-' then the numbers low..high (at most 30 of them) for an announcement."""
-    return (Face("-", -1, DIGIT_FACES[0].colour),) + tuple(
-        Face(str(v), v, DIGIT_FACES[v % 10].colour) for v in range(low, high + 1))
+    return Wheel.of((Face("-", -1, DIGIT_FACES[0].colour),) + tuple(
+        Face(str(v), v, DIGIT_FACES[v % 10].colour) for v in range(low, high + 1)))
 
 
 def team_gymnastics(g: Stadium) -> Sub:
@@ -80,7 +83,7 @@ def team_gymnastics(g: Stadium) -> Sub:
                        "announced": tuple(last_by_team)}
             if low <= team_energy:
                 high = min(team_energy, low + 29)
-                centre = Wheel.of(bid_faces(low, high))
+                centre = bid_wheel(low, high)
                 right = symbol_wheel((TRIANGLE, CRESCENT), "A = announce, C = We Pass")
                 text = f"{medal.title()}: A+number (>{low - 1})  C: We Pass"
             else:
