@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable
 
@@ -92,12 +93,13 @@ def measure(seconds: float, repeats: int = 5,
 
 
 def main(argv: list[str] | None = None) -> None:
+    """Entry point; `python -m bench` calls it with no arguments (defaults)."""
     parser = argparse.ArgumentParser(prog="python -m bench.stadium", description=__doc__)
     parser.add_argument("--seconds", type=float, default=3.0, help="time per measurement")
     parser.add_argument("--repeats", type=int, default=5, help="slices per measurement (best)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args([] if argv is None else argv)
     measure(args.seconds, args.repeats)
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

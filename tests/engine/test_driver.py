@@ -3,6 +3,7 @@
 from typing import Any
 
 import pytest
+
 from dialbox.engine import (
     Ask,
     CorruptSave,

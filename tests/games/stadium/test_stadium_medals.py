@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 
 import pytest
+
 from dialbox.games.stadium import medals
 from dialbox.games.stadium.components import DICE, LAYOUT, TILES
 from dialbox.games.stadium.medals import Podium, points, three_medals

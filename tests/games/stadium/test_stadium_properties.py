@@ -6,14 +6,15 @@ import json
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
 from dialbox.engine import InvalidOptions, get_game
 from dialbox.engine.bots import Bot, RandomBot, answer_with_bots
 from dialbox.games.stadium import Stadium
 from dialbox.games.stadium.bots import StadiumBot
 from dialbox.games.stadium.components import LAYOUT, TILES
 from dialbox.games.stadium.medals import MEDALS, points
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 GAMES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from dialbox.engine import CENTRE, INACTIVE, RIGHT, Ask, IllegalChoice, Selection
 from dialbox.games.stadium import Stadium
 from dialbox.games.stadium.game import colour_digit
