@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from dialbox.engine import (
     CENTRE,
     DIGIT_FACES,
+    INACTIVE,
     LETTER_FACES,
     RIGHT,
     Ask,
@@ -23,7 +24,7 @@ from dialbox.engine import (
     Selection,
     Wheel,
 )
-from dialbox.engine.wheels import number_faces
+from dialbox.engine.wheels import Wheels, number_faces
 from dialbox.games.stadium.components import DICE, LAYOUT, TILES, TrialTile
 from dialbox.games.stadium.medals import BRONZE, GOLD, MEDALS, SILVER, Podium, points
 
@@ -35,6 +36,8 @@ TEAMS = ("blue", "red")
 # Right-wheel symbols: the rulebook's triangle, circle and crescent are faces A, B and C.
 TRIANGLE, CIRCLE, CRESCENT = 0, 1, 2
 SYMBOL_NAMES = {TRIANGLE: "triangle", CIRCLE: "circle", CRESCENT: "crescent"}
+_QUIET = {"stadium.anti_doping": CIRCLE, "stadium.basketball.ball": TRIANGLE}
+"""Right-wheel timeout defaults that are not the crescent: Rest, and a Shot of 0."""
 
 T = TypeVar("T")
 Step = Generator[Decision, dict[int, Selection], T]
@@ -251,9 +254,20 @@ class Stadium(Game):
             })
         return _cached(("colour", digits), build)
 
+    def ask(self, seat: int, topic: str, text: str, wheels: Wheels) -> Ask:
+        """An Ask whose timeout default is the quiet choice: lowest face (wager 0, '-', Keep,
+        Shoot, Done) and Wait / Pass / Rest / Intercept on the right wheel."""
+        centre, right = wheels[CENTRE], wheels[RIGHT]
+        c = min(centre.allowed) if centre is not None else INACTIVE
+        r = INACTIVE
+        if right is not None:
+            want = _QUIET.get(topic, CRESCENT)
+            r = want if want in right.allowed else min(right.allowed)
+        return Ask(seat, topic, text, wheels, (INACTIVE, c, r))
+
     def wager_ask(self, seat: int, topic: str = "stadium.wager",
                   text: str = "Wager Energy") -> Ask:
-        return Ask(seat, topic, text, (None, self.wager_wheel(seat), None))
+        return self.ask(seat, topic, text, (None, self.wager_wheel(seat), None))
 
     def ask_all_wagers(self, seats: Iterable[int], topic: str = "stadium.wager",
                        text: str = "Wager Energy") -> Step[dict[int, int]]:
@@ -311,7 +325,7 @@ class Stadium(Game):
                     self.stage = {**self.stage, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
                     text = f"Seat {mate + 1} {verb}? ({left} to share)"
-                    answers = yield self.open(Ask(chooser, topic, text, (None, wheel, None)))
+                    answers = yield self.open(self.ask(chooser, topic, text, (None, wheel, None)))
                     take = answers[chooser][CENTRE]
             if paying:
                 self.spend(mate, take)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, Ask, DieFace, Face, Wheel
+from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, DieFace, Face, Wheel
 from dialbox.games.stadium.components import DICE
 from dialbox.games.stadium.game import CRESCENT, TRIANGLE, Stadium, Step, Sub, symbol_wheel
 
@@ -89,7 +89,7 @@ def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[in
     wheel = Wheel.of(faces)
     g.stage = {**g.stage, "golfer": seat, "rolled": rolled}
     text = f"Hole {rolled} taken: shift (costs distance)?"
-    answers = yield g.open(Ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
+    answers = yield g.open(g.ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else reach[pick - 1]
 
@@ -112,7 +112,7 @@ def weightlifting(g: Stadium) -> Sub:
                 continue
             wheel = Wheel.of(faces, [0, *heavier], {
                 i: "choose a weight heavier than your last Lift" for i in range(len(faces))})
-            ask = Ask(s, "stadium.weightlifting.lift", "A+weight: Lift (1 Energy)  C: Pass",
+            ask = g.ask(s, "stadium.weightlifting.lift", "A+weight: Lift (1 Energy)  C: Pass",
                       (None, wheel, symbol_wheel((TRIANGLE, CRESCENT), "A = Lift, C = Pass")))
             answers = yield g.open(ask)
             if answers[s][RIGHT] != TRIANGLE:
@@ -135,7 +135,7 @@ def weightlifting(g: Stadium) -> Sub:
                     g.emit("stadium.pass", f"Seat {s + 1} fails {weight} and must Pass.",
                            seat=s)
                     break
-                retry = Ask(s, "stadium.weightlifting.retry",
+                retry = g.ask(s, "stadium.weightlifting.retry",
                             f"Missed {weight}. A: re-roll (1 Energy)  C: Pass",
                             (None, None, symbol_wheel((TRIANGLE, CRESCENT),
                                                       "A = re-roll, C = Pass")))
@@ -157,7 +157,7 @@ def reroll_prompt(g: Stadium, seat: int, colours: list[str], shown: list[DieFace
                   topic: str, text: str, stop: str) -> Step[int | None]:
     """Open prompt: which die to re-roll (index into `colours`), or None to stop."""
     wheel = Wheel.of(reroll_faces(colours, shown, stop))
-    answers = yield g.open(Ask(seat, topic, text, (None, wheel, None)))
+    answers = yield g.open(g.ask(seat, topic, text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else pick - 1
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Ask, Face, Wheel
+from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Face, Wheel
 from dialbox.games.stadium.game import (
     CIRCLE,
     CRESCENT,
@@ -38,7 +38,7 @@ def pole_vault(g: Stadium) -> Sub:
                     CIRCLE: "B is not a choice here (A = Jump, C = Wait)",
                     3: "D is not a choice here (A = Jump, C = Wait)",
                 })
-            asks.append(Ask(s, "stadium.pole_vault", f"Bar at {rung}: A Jump  C Wait",
+            asks.append(g.ask(s, "stadium.pole_vault", f"Bar at {rung}: A Jump  C Wait",
                             (None, None, wheel)))
         answers = yield g.sealed(asks)
         jumpers = [s for s in vaulters if answers[s][RIGHT] == TRIANGLE]
@@ -90,7 +90,7 @@ def team_gymnastics(g: Stadium) -> Sub:
                 centre = None
                 right = symbol_wheel((CRESCENT,), "your Team cannot go higher: C = We Pass")
                 text = f"{medal.title()}: {last} is beyond your Team: C: We Pass"
-            answers = yield g.open(Ask(s, "stadium.gymnastics.bid", text,
+            answers = yield g.open(g.ask(s, "stadium.gymnastics.bid", text,
                                        (None, centre, right)))
             sel = answers[s]
             if sel[RIGHT] == TRIANGLE and centre is not None:
@@ -117,7 +117,7 @@ def anti_doping(g: Stadium) -> Sub:
     pair = [g.first, g.left_of(g.first)]
     g.stage = {**g.stage, "tested": tuple(pair)}
     wheel = symbol_wheel((TRIANGLE, CIRCLE, CRESCENT), "A = Accuse, B = Rest, C = Dope")
-    answers = yield g.sealed([Ask(s, "stadium.anti_doping", "A Accuse  B Rest  C Dope",
+    answers = yield g.sealed([g.ask(s, "stadium.anti_doping", "A Accuse  B Rest  C Dope",
                                   (None, None, wheel)) for s in pair])
     act = {s: answers[s][RIGHT] for s in pair}
     names = {TRIANGLE: "Accuse", CIRCLE: "Rest", CRESCENT: "Dope"}
