@@ -171,3 +171,24 @@ def test_track_is_revealed_one_tile_at_a_time() -> None:
     assert revealed == sorted(revealed) and revealed[-1] == 10
     reveals = [e.data["index"] for e in game.events if e.kind == "stadium.reveal"]
     assert reveals == list(range(10))
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_two_humans_and_two_bots(seed: int) -> None:
+    """Seats 1 and 3 are people who answer every prompt by its timeout default (or, for dice,
+    the first face); seats 2 and 4 are StadiumBots reading only their own views."""
+    game = Stadium({"players": 4, "seed": seed, "physical_dice": seed % 2 == 1})
+    bots = {1: StadiumBot(seed), 3: StadiumBot(seed + 1)}
+    talk = set()
+    while (d := game.pending) is not None:
+        talk.add(game.view(0)["stage"]["talk"])
+        answers = {}
+        for ask in d.asks:
+            if ask.seat in bots:
+                answers[ask.seat] = bots[ask.seat].choose(game.view(ask.seat), ask,
+                                                          list(game.legal(ask)))
+            else:
+                answers[ask.seat] = ask.default or next(game.legal(ask))
+        game.apply(answers)
+    assert game.result is not None and len(game.history) == 10
+    assert talk <= {"allowed", "forbidden", "numbers only"}
