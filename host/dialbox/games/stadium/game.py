@@ -62,6 +62,8 @@ class StadiumOptions(GameOptions):
     """Highest wager on the centre wheel: the physical wheel stops at 9 (house rule: to 30)."""
     fencing_zero_dice: Literal["green-red-yellow", "red-yellow"] = "green-red-yellow"
     """Fencing dice for a wager of 0: the Trial booklet's table or the base rulebook's text."""
+    equestrian_zero_ranked: bool = True
+    """Equestrian: riders who cleared no obstacle are ranked too (on 0); False leaves them out."""
     round_limit: int = Field(40, ge=1, le=10_000)
     """Safeguard for open-ended Trials (Rugby, Fencing, Taekwondo, Basketball): after this many
     rounds the Trial is decided as documented in docs/rules-notes.md."""

@@ -31,6 +31,8 @@ def equestrian(g: Stadium) -> Sub:
                 g.score[s] = cleared[s]
                 g.emit("stadium.jump", f"Seat {s + 1} fails obstacle {k + 1} ({total}) "
                        "and is eliminated.", seat=s, obstacle=k + 1, total=total, cleared=False)
+    if not g.opts.equestrian_zero_ranked:
+        cleared = {s: c for s, c in cleared.items() if c > 0}
     g.award_ranking(cleared)
 
 
