@@ -1,4 +1,4 @@
-"""Stadium's printed components as data: the 16 Trial tiles and the five dice (see the JSON files)."""
+"""Stadium's printed components as data: the 16 Trial tiles and the five dice (JSON files)."""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 from dialbox.engine import (
     CENTRE,
     DIGIT_FACES,
+    INACTIVE,
     LETTER_FACES,
     RIGHT,
     Ask,
@@ -23,7 +24,7 @@ from dialbox.engine import (
     Selection,
     Wheel,
 )
-from dialbox.engine.wheels import number_faces
+from dialbox.engine.wheels import Wheels, number_faces
 from dialbox.games.stadium.components import DICE, LAYOUT, TILES, TrialTile
 from dialbox.games.stadium.medals import BRONZE, GOLD, MEDALS, SILVER, Podium, points
 
@@ -35,6 +36,8 @@ TEAMS = ("blue", "red")
 # Right-wheel symbols: the rulebook's triangle, circle and crescent are faces A, B and C.
 TRIANGLE, CIRCLE, CRESCENT = 0, 1, 2
 SYMBOL_NAMES = {TRIANGLE: "triangle", CIRCLE: "circle", CRESCENT: "crescent"}
+_QUIET = {"stadium.anti_doping": CIRCLE, "stadium.basketball.ball": TRIANGLE}
+"""Right-wheel timeout defaults that are not the crescent: Rest, and a Shot of 0."""
 
 T = TypeVar("T")
 Step = Generator[Decision, dict[int, Selection], T]
@@ -56,9 +59,11 @@ class StadiumOptions(GameOptions):
     """Stadium's options; everything past `players` is a named house rule or a setup aid."""
 
     wager_limit: int = Field(9, ge=9, le=MAX_ENERGY)
-    """Highest wager the centre wheel offers: the physical wheel stops at 9 (house rule: up to 30)."""
+    """Highest wager on the centre wheel: the physical wheel stops at 9 (house rule: to 30)."""
     fencing_zero_dice: Literal["green-red-yellow", "red-yellow"] = "green-red-yellow"
     """Fencing dice for a wager of 0: the Trial booklet's table or the base rulebook's text."""
+    equestrian_zero_ranked: bool = True
+    """Equestrian: riders who cleared no obstacle are ranked too (on 0); False leaves them out."""
     round_limit: int = Field(40, ge=1, le=10_000)
     """Safeguard for open-ended Trials (Rugby, Fencing, Taekwondo, Basketball): after this many
     rounds the Trial is decided as documented in docs/rules-notes.md."""
@@ -143,6 +148,8 @@ class Stadium(Game):
         self.stage: dict[str, Any] = {}
         self.score: list[int | None] = [None] * self.n
         self.history: list[dict[str, Any]] = []
+        self._backs: list[str] = [TILES[key].kind for key in self.track]
+        self._view: tuple[int, dict[str, Any]] | None = None
         self._awards: list[dict[str, Any]] = []
 
     def _deal_track(self) -> list[str]:
@@ -157,7 +164,7 @@ class Stadium(Game):
         return {
             "players": self.n,
             "energy": list(self.energy),
-            "medals": {TEAMS[t]: dict(zip(MEDALS, self.medals[t], strict=True)) for t in (0, 1)},
+            "medals": {"blue": list(self.medals[0]), "red": list(self.medals[1])},
             "points": [points(self.medals[0]), points(self.medals[1])],
             "first": self.first,
             "track": list(self.track),
@@ -168,14 +175,18 @@ class Stadium(Game):
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
-        """Everything on the table; unrevealed Trial tiles show only their backs."""
-        snap = self.snapshot()
-        snap["track"] = [
-            key if i < self.revealed else TILES[key].kind for i, key in enumerate(self.track)
-        ]
-        snap["seat"] = seat
-        snap["trials_left"] = len(self.track) - self.revealed
-        return snap
+        """Everything on the table; unrevealed Trial tiles show only their backs.
+
+        Stadium has no private information besides the face-down tiles, so every seat sees
+        the same table; it is built once per answered decision and shared (read-only).
+        """
+        cached = self._view
+        if cached is None or cached[0] != len(self.log):
+            snap = self.snapshot()
+            snap["track"] = self.track[:self.revealed] + self._backs[self.revealed:]
+            snap["trials_left"] = len(self.track) - self.revealed
+            cached = self._view = (len(self.log), snap)
+        return {**cached[1], "seat": seat}
 
     # ------------------------------------------------------------ seats and teams
 
@@ -245,9 +256,20 @@ class Stadium(Game):
             })
         return _cached(("colour", digits), build)
 
+    def ask(self, seat: int, topic: str, text: str, wheels: Wheels) -> Ask:
+        """An Ask whose timeout default is the quiet choice: lowest face (wager 0, '-', Keep,
+        Shoot, Done) and Wait / Pass / Rest / Intercept on the right wheel."""
+        centre, right = wheels[CENTRE], wheels[RIGHT]
+        c = min(centre.allowed) if centre is not None else INACTIVE
+        r = INACTIVE
+        if right is not None:
+            want = _QUIET.get(topic, CRESCENT)
+            r = want if want in right.allowed else min(right.allowed)
+        return Ask(seat, topic, text, wheels, (INACTIVE, c, r))
+
     def wager_ask(self, seat: int, topic: str = "stadium.wager",
                   text: str = "Wager Energy") -> Ask:
-        return Ask(seat, topic, text, (None, self.wager_wheel(seat), None))
+        return self.ask(seat, topic, text, (None, self.wager_wheel(seat), None))
 
     def ask_all_wagers(self, seats: Iterable[int], topic: str = "stadium.wager",
                        text: str = "Wager Energy") -> Step[dict[int, int]]:
@@ -302,9 +324,10 @@ class Stadium(Game):
                         v: f"seat {mate + 1} {verb} between {low} and {high} here"
                         for v in range(high + 1) if v < low
                     })
+                    self.stage = {**self.stage, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
                     text = f"Seat {mate + 1} {verb}? ({left} to share)"
-                    answers = yield self.open(Ask(chooser, topic, text, (None, wheel, None)))
+                    answers = yield self.open(self.ask(chooser, topic, text, (None, wheel, None)))
                     take = answers[chooser][CENTRE]
             if paying:
                 self.spend(mate, take)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialbox.engine import CENTRE, RIGHT, Ask, DieFace
+from dialbox.engine import CENTRE, RIGHT, DieFace
 from dialbox.games.stadium.game import (
     CIRCLE,
     CRESCENT,
@@ -114,7 +114,7 @@ def taekwondo(g: Stadium) -> Sub:
         rounds += 1
         g.stage = {**g.stage, "round": rounds, "standing": tuple(standing)}
         right = symbol_wheel((TRIANGLE, CIRCLE, CRESCENT), "A = Attack, B = Block, C = Wait")
-        asks = [Ask(s, "stadium.taekwondo.action", "A+colour Attack  B Block  C Wait",
+        asks = [g.ask(s, "stadium.taekwondo.action", "A+colour Attack  B Block  C Wait",
                     (None, g.colour_wheel([o for o in standing if o != s]), right))
                 for s in standing]
         answers = yield g.sealed(asks)
@@ -165,10 +165,10 @@ def basketball(g: Stadium) -> Sub:
         defenders = [s for s in g.order(g.left_of(holder)) if g.team(s) != team]
         mates = frozenset(colour_digit(s) for s in g.members(team) if s != holder)
         g.stage = {**g.stage, "ball": holder, "points": tuple(points), "round": rounds}
-        asks = [Ask(holder, "stadium.basketball.ball", "A+wager: Shoot  C+colour: Pass",
+        asks = [g.ask(holder, "stadium.basketball.ball", "A+wager: Shoot  C+colour: Pass",
                     (None, g.wager_wheel(holder, mates),
                      symbol_wheel((TRIANGLE, CRESCENT), "A = Shoot, C = Pass")))]
-        asks += [Ask(d, "stadium.basketball.defence", "A+wager: Block  C: Intercept",
+        asks += [g.ask(d, "stadium.basketball.defence", "A+wager: Block  C: Intercept",
                      (None, g.wager_wheel(d),
                       symbol_wheel((TRIANGLE, CRESCENT), "A = Block, C = Intercept")))
                  for d in defenders]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, Ask, DieFace, Face, Wheel
+from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, DieFace, Face, Wheel
 from dialbox.games.stadium.components import DICE
 from dialbox.games.stadium.game import CRESCENT, TRIANGLE, Stadium, Step, Sub, symbol_wheel
 
@@ -31,6 +31,8 @@ def equestrian(g: Stadium) -> Sub:
                 g.score[s] = cleared[s]
                 g.emit("stadium.jump", f"Seat {s + 1} fails obstacle {k + 1} ({total}) "
                        "and is eliminated.", seat=s, obstacle=k + 1, total=total, cleared=False)
+    if not g.opts.equestrian_zero_ranked:
+        cleared = {s: c for s, c in cleared.items() if c > 0}
     g.award_ranking(cleared)
 
 
@@ -87,15 +89,16 @@ def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[in
     faces = (Face("Keep", 0, DIGIT_FACES[0].colour),) + tuple(
         Face(f"Hole {h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
     wheel = Wheel.of(faces)
+    g.stage = {**g.stage, "golfer": seat, "rolled": rolled}
     text = f"Hole {rolled} taken: shift (costs distance)?"
-    answers = yield g.open(Ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
+    answers = yield g.open(g.ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else reach[pick - 1]
 
 
 def weightlifting(g: Stadium) -> Sub:
     """Turns until everyone Passes: Lift a heavier weight (1 Energy per roll of green) or Pass."""
-    table: list[tuple[int, int, int]] = [tuple(w) for w in g.tile.number("weights")]  # type: ignore[misc]
+    table: list[tuple[int, int, int]] = [tuple(w) for w in g.tile.number("weights")]
     faces = (Face("-", 0, DIGIT_FACES[0].colour),) + tuple(
         Face(str(w), w, DIGIT_FACES[i].colour) for i, (w, _, _) in enumerate(table, 1))
     best: dict[int, int] = {}
@@ -111,7 +114,7 @@ def weightlifting(g: Stadium) -> Sub:
                 continue
             wheel = Wheel.of(faces, [0, *heavier], {
                 i: "choose a weight heavier than your last Lift" for i in range(len(faces))})
-            ask = Ask(s, "stadium.weightlifting.lift", "A+weight: Lift (1 Energy)  C: Pass",
+            ask = g.ask(s, "stadium.weightlifting.lift", "A+weight: Lift (1 Energy)  C: Pass",
                       (None, wheel, symbol_wheel((TRIANGLE, CRESCENT), "A = Lift, C = Pass")))
             answers = yield g.open(ask)
             if answers[s][RIGHT] != TRIANGLE:
@@ -134,7 +137,7 @@ def weightlifting(g: Stadium) -> Sub:
                     g.emit("stadium.pass", f"Seat {s + 1} fails {weight} and must Pass.",
                            seat=s)
                     break
-                retry = Ask(s, "stadium.weightlifting.retry",
+                retry = g.ask(s, "stadium.weightlifting.retry",
                             f"Missed {weight}. A: re-roll (1 Energy)  C: Pass",
                             (None, None, symbol_wheel((TRIANGLE, CRESCENT),
                                                       "A = re-roll, C = Pass")))
@@ -156,7 +159,7 @@ def reroll_prompt(g: Stadium, seat: int, colours: list[str], shown: list[DieFace
                   topic: str, text: str, stop: str) -> Step[int | None]:
     """Open prompt: which die to re-roll (index into `colours`), or None to stop."""
     wheel = Wheel.of(reroll_faces(colours, shown, stop))
-    answers = yield g.open(Ask(seat, topic, text, (None, wheel, None)))
+    answers = yield g.open(g.ask(seat, topic, text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else pick - 1
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from math import prod
 
-from dialbox.engine import CENTRE, RIGHT, Ask
+from dialbox.engine import CENTRE, RIGHT
 from dialbox.games.stadium.game import CRESCENT, TRIANGLE, Stadium, Step, Sub, symbol_wheel
 from dialbox.games.stadium.medals import Podium
 
@@ -50,7 +50,7 @@ def medley_relay(g: Stadium) -> Sub:
 def compete_or_rest(g: Stadium) -> Step[dict[int, int]]:
     """Sealed: triangle + wager to Compete, crescent to Rest (+3 Energy, up to 30)."""
     wheel_r = symbol_wheel((TRIANGLE, CRESCENT), "A = Compete, C = Rest")
-    asks = [Ask(s, "stadium.sprint", "A+wager: Compete  C: Rest",
+    asks = [g.ask(s, "stadium.sprint", "A+wager: Compete  C: Rest",
                 (None, g.wager_wheel(s), wheel_r)) for s in g.order()]
     answers = yield g.sealed(asks)
     gain = int(g.tile.number("rest_gain"))

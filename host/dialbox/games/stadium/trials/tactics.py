@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Ask, Face, Wheel
+from functools import lru_cache
+
+from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Face, Wheel
 from dialbox.games.stadium.game import (
     CIRCLE,
     CRESCENT,
@@ -36,7 +38,7 @@ def pole_vault(g: Stadium) -> Sub:
                     CIRCLE: "B is not a choice here (A = Jump, C = Wait)",
                     3: "D is not a choice here (A = Jump, C = Wait)",
                 })
-            asks.append(Ask(s, "stadium.pole_vault", f"Bar at {rung}: A Jump  C Wait",
+            asks.append(g.ask(s, "stadium.pole_vault", f"Bar at {rung}: A Jump  C Wait",
                             (None, None, wheel)))
         answers = yield g.sealed(asks)
         jumpers = [s for s in vaulters if answers[s][RIGHT] == TRIANGLE]
@@ -56,10 +58,11 @@ def pole_vault(g: Stadium) -> Sub:
                        rung=rung, waiting=waiting)
 
 
-def bid_faces(low: int, high: int) -> tuple[Face, ...]:
+@lru_cache(maxsize=4096)
+def bid_wheel(low: int, high: int) -> Wheel:
     """'-' then the numbers low..high (at most 30 of them) for an announcement."""
-    return (Face("-", -1, DIGIT_FACES[0].colour),) + tuple(
-        Face(str(v), v, DIGIT_FACES[v % 10].colour) for v in range(low, high + 1))
+    return Wheel.of((Face("-", -1, DIGIT_FACES[0].colour),) + tuple(
+        Face(str(v), v, DIGIT_FACES[v % 10].colour) for v in range(low, high + 1)))
 
 
 def team_gymnastics(g: Stadium) -> Sub:
@@ -80,14 +83,14 @@ def team_gymnastics(g: Stadium) -> Sub:
                        "announced": tuple(last_by_team)}
             if low <= team_energy:
                 high = min(team_energy, low + 29)
-                centre = Wheel.of(bid_faces(low, high))
+                centre = bid_wheel(low, high)
                 right = symbol_wheel((TRIANGLE, CRESCENT), "A = announce, C = We Pass")
                 text = f"{medal.title()}: A+number (>{low - 1})  C: We Pass"
             else:
                 centre = None
                 right = symbol_wheel((CRESCENT,), "your Team cannot go higher: C = We Pass")
                 text = f"{medal.title()}: {last} is beyond your Team: C: We Pass"
-            answers = yield g.open(Ask(s, "stadium.gymnastics.bid", text,
+            answers = yield g.open(g.ask(s, "stadium.gymnastics.bid", text,
                                        (None, centre, right)))
             sel = answers[s]
             if sel[RIGHT] == TRIANGLE and centre is not None:
@@ -114,7 +117,7 @@ def anti_doping(g: Stadium) -> Sub:
     pair = [g.first, g.left_of(g.first)]
     g.stage = {**g.stage, "tested": tuple(pair)}
     wheel = symbol_wheel((TRIANGLE, CIRCLE, CRESCENT), "A = Accuse, B = Rest, C = Dope")
-    answers = yield g.sealed([Ask(s, "stadium.anti_doping", "A Accuse  B Rest  C Dope",
+    answers = yield g.sealed([g.ask(s, "stadium.anti_doping", "A Accuse  B Rest  C Dope",
                                   (None, None, wheel)) for s in pair])
     act = {s: answers[s][RIGHT] for s in pair}
     names = {TRIANGLE: "Accuse", CIRCLE: "Rest", CRESCENT: "Dope"}
