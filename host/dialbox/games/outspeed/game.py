@@ -18,6 +18,7 @@ from dialbox.engine.wheels import (
     Face,
     Selection,
     Wheel,
+    Wheels,
     wheels,
 )
 from dialbox.games.outspeed.boards import START_ZONE, Racetrack
@@ -50,6 +51,11 @@ START_FUEL = 12
 ROUTE_LETTER = {c: LETTER_FACES[i].label for i, c in enumerate(ROUTES)}
 """Right wheel: A = red light, B = yellow light, C = green light; D (blue) is never a route."""
 Step = Generator[Any, dict[int, Selection], Any]
+
+# Caches shared by all games: tile sets are loaded once per name and never change, so a route's
+# best cost and a route prompt's wheels depend only on these keys (the dice data is fixed too).
+_MIN_COSTS: dict[int, int] = {}
+_ROUTE_WHEELS: dict[tuple[int, int, str, int, str, str], tuple[str, Wheels]] = {}
 
 TOKEN_FACES: tuple[Face, ...] = (Face("Pass", 0, "9e9e9e"),) + tuple(
     Face(SHORT[k], i + 1, c)
@@ -238,10 +244,13 @@ class Outspeed(Game):
 
     def min_cost(self, route: Route) -> int:
         """The best possible Fuel cost of a route as printed (X counted as 0)."""
-        a = route.fuel_cost
-        low = a.fixed + sum(1 for c in a.colours if c == route.colour)
-        for d in a.dice:
-            low += min(abs(f.value) for f in self.dice[d].faces)
+        low = _MIN_COSTS.get(id(route))
+        if low is None:
+            a = route.fuel_cost
+            low = a.fixed + sum(1 for c in a.colours if c == route.colour)
+            for d in a.dice:
+                low += min(abs(f.value) for f in self.dice[d].faces)
+            _MIN_COSTS[id(route)] = low
         return low
 
     def route_choice(self, seat: int) -> tuple[list[str], dict[int, str], bool]:
@@ -272,6 +281,19 @@ class Outspeed(Game):
         return max(0, min(9, self.fuel[seat] - self.min_cost(route)))
 
     def _route_ask(self, seat: int) -> Ask:
+        opts = self.opts
+        key = (id(self.tileset), self.stack[0], self.side, self.fuel[seat], opts.forced_routes,
+               opts.x_dial)
+        cached = _ROUTE_WHEELS.get(key)
+        if cached is None:
+            if len(_ROUTE_WHEELS) > 50_000:
+                _ROUTE_WHEELS.clear()
+            cached = _ROUTE_WHEELS[key] = self._build_route_wheels(seat)
+        text, ws = cached
+        return Ask(seat, "outspeed.route", text, ws)
+
+    def _build_route_wheels(self, seat: int) -> tuple[str, Wheels]:
+        """The route prompt's text and wheels; they depend only on tile, side and Fuel."""
         ok, reasons, forced = self.route_choice(seat)
         right = Wheel.of(LETTER_FACES, [ROUTES.index(c) for c in ok], reasons)
         centre = None
@@ -287,7 +309,7 @@ class Outspeed(Game):
         text = f"{kind} {tile.number}: route (A red B yellow C green)"
         if forced:
             text = f"{kind} {tile.number}: no affordable route, pick one"
-        return Ask(seat, "outspeed.route", text, wheels(None, centre, right))
+        return text, wheels(None, centre, right)
 
     def _x_route(self) -> Route | None:
         for r in self.routes.routes.values():
