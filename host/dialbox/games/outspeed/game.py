@@ -453,7 +453,7 @@ class Outspeed(Game):
             if self.fuel[t] == 0:
                 self._eliminate(t, "ran out of Fuel")
         for t in sorted(move):
-            if self.alive[t] and move[t] and self._move(t, move[t]) is None:
+            if self.alive[t] and move[t] and self._move(t, move[t], "bonus") is None:
                 self._eliminate(t, "was pushed back past the last zone")
         self._check_side()
 
@@ -547,7 +547,7 @@ class Outspeed(Game):
                 self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: {before} -> "
                           f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
             if steps[s] > 0:
-                self._move(s, steps[s])
+                self._move(s, steps[s], "tile")
         boards = self.track.boards
         lost = self.track.remove_rear_board()
         if self.track.boards < boards:
@@ -594,7 +594,7 @@ class Outspeed(Game):
         self.held[seat].append(keep)
         self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
 
-    def _move(self, seat: int, steps: int) -> int | None:
+    def _move(self, seat: int, steps: int, cause: str) -> int | None:
         boards = self.track.boards
         m = self.track.move(seat, steps)
         if m.added_board:
@@ -603,7 +603,7 @@ class Outspeed(Game):
         word = "forward" if steps > 0 else "back"
         if m.end is None:
             self.emit("outspeed.move", f"Seat {seat + 1} moves {word} off the back of the "
-                      "track.", seat=seat, start=m.start, end=None)
+                      "track.", seat=seat, start=m.start, end=None, cause=cause)
             return None
         extra = ""
         if m.forcefield:
@@ -612,7 +612,7 @@ class Outspeed(Game):
             extra = " (the end of the third board)"
         self.emit("outspeed.move", f"Seat {seat + 1} moves {word} from zone {m.start} to "
                   f"zone {m.end}{extra}.", seat=seat, start=m.start, end=m.end,
-                  forcefield=m.forcefield, boards=boards)
+                  forcefield=m.forcefield, boards=boards, cause=cause)
         return m.end
 
     def _eliminate(self, seat: int, why: str) -> None:
