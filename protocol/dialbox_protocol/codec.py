@@ -435,7 +435,7 @@ class FrameReader:
             if self.overflow:
                 self.overflow = False
                 return DecodeError(E_OVERSIZE, "line longer than %d bytes dropped" % self.max)
-            if n == 0:
+            if n == 0 or (n == 1 and self.buf[0] == 13):
                 return None  # blank line: keepalive or line-ending noise, ignored
             return decode_frame(self.mv[:n])
         if self.overflow:
