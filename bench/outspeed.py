@@ -68,7 +68,7 @@ def chess_rate(seconds: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.outspeed", description=__doc__)
     p.add_argument("--seconds", type=float, default=5.0, help="time per measurement")
-    args = p.parse_args(argv)
+    args, _ = p.parse_known_args(argv)  # `python -m bench outspeed` passes its own names
     gps, dps, games = outspeed_rate(args.seconds)
     print(f"outspeed (3-6 players, random legal answers): {games} games, "
           f"{gps:,.0f} games/s, {dps:,.0f} resolved decisions/s "

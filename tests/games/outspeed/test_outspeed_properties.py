@@ -49,8 +49,8 @@ def check_invariants(game: Outspeed) -> None:
                 game.tile.finish and game.phase == "resolution"
             )
     assert snap["boards"] in (2, 3)
-    if game.phase in ("programming", "bonus") and game.pending is not None:
-        assert snap["boards"] == 2 or game.phase == "programming"
+    if game.phase == "reveal" or (game.phase == "bonus" and game.pending is None):
+        assert snap["boards"] == 2, "the rearmost board goes once movement is over"
     tokens: Counter[str] = Counter(snap["bonus_stack"]) + Counter(snap["discard"])
     for hand in snap["tokens"]:
         tokens.update(hand)
