@@ -49,7 +49,7 @@ def check_invariants(game: Outspeed) -> None:
                 game.tile.finish and game.phase == "resolution"
             )
     assert snap["boards"] in (2, 3)
-    if game.phase == "reveal" or (game.phase == "bonus" and game.pending is None):
+    if game.pending is not None and game.pending.asks[0].topic == "outspeed.keep":
         assert snap["boards"] == 2, "the rearmost board goes once movement is over"
     tokens: Counter[str] = Counter(snap["bonus_stack"]) + Counter(snap["discard"])
     for hand in snap["tokens"]:

@@ -223,7 +223,7 @@ class Outspeed(Game):
             "facedown": {str(s): k for s, k in sorted(self.facedown.items())},
             "drawing": None if self.drawing is None else [self.drawing[0], list(self.drawing[1])],
             "eliminated_on": {str(s): t for s, t in sorted(self.eliminated_on.items())},
-            "last_routes": {str(s): c for s, c in sorted(self.last_routes.items())},
+            "last_routes": {str(s): c for s, c in self.last_routes.items()},
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -463,17 +463,18 @@ class Outspeed(Game):
         lit = self.routes.routes
         choice = {s: ROUTES[sel[RIGHT]] for s, sel in sorted(answers.items())}
         xs = {s: max(0, sel[CENTRE]) for s, sel in answers.items()}
-        self.last_routes = dict(choice)
-        counts = {c: 0 for c in ROUTES}
-        for c in choice.values():
-            counts[c] += 1
+        self.last_routes = choice
+        by_route: dict[str, list[int]] = {c: [] for c in ROUTES}
+        for s, c in choice.items():
+            by_route[c].append(s)
+        counts = {c: len(by_route[c]) for c in ROUTES}
         self.emit("outspeed.routes", "Routes: " + ", ".join(
             f"seat {s + 1} {c}" for s, c in choice.items()),
             routes={str(s): c for s, c in choice.items()}, counts=counts)
         pay: list[int] = []
         gain: list[int] = []
         for colour, route in lit.items():
-            takers = [s for s, c in choice.items() if c == colour]
+            takers = by_route[colour]
             if not takers:
                 continue
             if route.capacity is not None and len(takers) > route.capacity:
@@ -510,7 +511,9 @@ class Outspeed(Game):
         finish = self.tile.finish
         due: dict[int, int] = {}
         for s in pay:
-            due[s] = yield from self._value(lit[choice[s]].fuel_cost, s, counts, xs[s])
+            a = lit[choice[s]].fuel_cost
+            due[s] = (yield from self._value(a, s, counts, xs[s])) if a.dice else \
+                self._plain(a, counts, xs[s])
         out: list[tuple[int, str]] = []
         for s in pay:
             cost = due[s]
@@ -537,9 +540,13 @@ class Outspeed(Game):
         draws: dict[int, int] = {}
         for s in gain:
             r = lit[choice[s]]
-            steps[s] = yield from self._value(r.move, s, counts, xs[s])
-            fuel[s] = yield from self._value(r.fuel_gain, s, counts, xs[s])
-            draws[s] = yield from self._value(r.bonus, s, counts, xs[s])
+            x = xs[s]
+            steps[s] = (yield from self._value(r.move, s, counts, x)) if r.move.dice else \
+                self._plain(r.move, counts, x)
+            fuel[s] = (yield from self._value(r.fuel_gain, s, counts, x)) if r.fuel_gain.dice \
+                else self._plain(r.fuel_gain, counts, x)
+            draws[s] = (yield from self._value(r.bonus, s, counts, x)) if r.bonus.dice else \
+                self._plain(r.bonus, counts, x)
         for s in gain:
             if fuel[s]:
                 before = self.fuel[s]
@@ -573,6 +580,16 @@ class Outspeed(Game):
         for d in amount.dice:
             face = yield from self.roll(self.dice[d], seat)
             v += abs(face.value)
+        return v
+
+    @staticmethod
+    def _plain(amount: Amount, counts: dict[str, int], x: int) -> int:
+        """An amount that rolls no dice (no generator round trip on the hot path)."""
+        v = amount.fixed
+        for c in amount.colours:
+            v += counts[c]
+        if amount.x:
+            v += x
         return v
 
     def _gain_token(self, seat: int) -> Step:
