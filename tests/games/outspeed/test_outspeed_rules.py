@@ -252,3 +252,20 @@ def test_a_racing_ship_is_capped_at_the_end_of_the_third_board() -> None:
     m = t.move(1, 4)
     assert m.capped and m.end == 20 and t.front == 20
     assert t.remove_rear_board() == [] and t.rear == 7 and t.boards == 2
+
+
+def test_views_after_the_race_and_racers_beat_random_play() -> None:
+    from dialbox.engine.bots import RandomBot, play_out
+    from dialbox.games.outspeed.bots import RacerBot
+
+    racer_wins = random_wins = 0
+    for seed in range(24):
+        n = 3 + seed % 4
+        g = Outspeed({"players": n, "seed": seed})
+        play_out(g, {s: RacerBot(seed + s) if s % 2 == 0 else RandomBot(seed + s)
+                     for s in range(n)})
+        assert g.over and (g.view(0)["tile"] is None) == (not g.stack)
+        assert g.result is not None
+        racer_wins += sum(1 for w in g.result.winners if w % 2 == 0)
+        random_wins += sum(1 for w in g.result.winners if w % 2 == 1)
+    assert racer_wins > 2 * random_wins

@@ -237,7 +237,7 @@ class Outspeed(Game):
         v["facedown"] = {k: (t if k == str(seat) else "?") for k, t in v["facedown"].items()}
         if self.drawing is not None and self.drawing[0] != seat:
             v["drawing"] = [self.drawing[0], len(self.drawing[1])]
-        v["tile"] = tile_view(self.tile, self.side)
+        v["tile"] = tile_view(self.tile, self.side) if self.stack else None
         return v
 
     # ------------------------------------------------------------------ legality
