@@ -332,6 +332,7 @@ class Outspeed(Game):
     # ------------------------------------------------------------------ the flow
 
     def flow(self) -> Flow:
+        self._announce_tile()
         while True:
             self.phase = "bonus"
             yield from self._bonus_phase()
@@ -658,9 +659,13 @@ class Outspeed(Game):
         finished = self.tileset.tiles[done].finish or not self.stack
         if not finished:
             self.turn += 1
-            self.emit("outspeed.tile", f"Tile {self.stack[0]} is revealed.",
-                      tile=self.stack[0], turn=self.turn)
+            self._announce_tile()
         return finished
+
+    def _announce_tile(self) -> None:
+        tile = self.tile
+        self.emit("outspeed.tile", f"Turn {self.turn}: {tile.title} ({self.side} side).",
+                  tile=tile.number, turn=self.turn, finish=tile.finish, side=self.side)
 
     def standings(self) -> list[int]:
         """Racing Ships from first to last: furthest zone, then most Fuel, then most tokens."""
