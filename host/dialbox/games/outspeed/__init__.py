@@ -1,7 +1,10 @@
 """Outspeed: the race of the 8Bit Box, with Track tiles as data, Bonus tokens and bots."""
 
+from dialbox.games.outspeed.bots import RacerBot
 from dialbox.games.outspeed.game import Outspeed, OutspeedOptions, Position
 
 GAME = Outspeed
+BOTS = {"racer": RacerBot}
+"""Bots this game offers besides the engine's random bot (name -> factory taking a seed)."""
 
-__all__ = ["GAME", "Outspeed", "OutspeedOptions", "Position"]
+__all__ = ["BOTS", "GAME", "Outspeed", "OutspeedOptions", "Position", "RacerBot"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from math import comb
 from typing import Any
 
 from dialbox.engine.decisions import Ask
@@ -23,6 +24,11 @@ from dialbox.games.outspeed.tokens import (
 
 KEEP_ORDER = (ELECTROMAGNET, ION_CANNON, NITRO, FLAMETHROWER, FUEL_TANK, FORCEFIELD)
 """The racer's preference when keeping one of two drawn tokens."""
+
+
+def _p_at_most(n: int, p: float, k: int) -> float:
+    """P(Binomial(n, p) <= k)."""
+    return sum(comb(n, i) * p**i * (1 - p) ** (n - i) for i in range(0, min(n, k) + 1))
 
 
 def _mean_die(name: str) -> float:
@@ -56,10 +62,11 @@ class RacerBot:
 
     # -------------------------------------------------------------- programming
 
-    def _amount(self, a: Mapping[str, Any], colour: str, racing: int) -> float:
+    def _amount(self, a: Mapping[str, Any], colour: str, others: float) -> float:
+        """Expected value of an amount: dice at their mean, colours at the expected takers."""
         v = float(a["fixed"])
         for c in a["colours"]:
-            v += 1 + (racing - 1) / 3 if c == colour else racing / 3
+            v += others + (1 if c == colour else 0)
         for d in a["dice"]:
             v += _mean_die(d)
         return v
@@ -68,35 +75,40 @@ class RacerBot:
         tile = view["tile"]
         fuel = view["fuel"][seat]
         racing = sum(view["alive"])
+        lit = len(tile["routes"])
+        others = (racing - 1) / lit  # expected other takers of a route if they pick uniformly
         finish = tile["finish"]
+        turns_left = max(1, view["tiles_left"])
+        # Fuel is worth about a zone while it is scarce for the turns ahead, less when plentiful.
+        fuel_worth = 0.0 if finish else (1.0 if fuel < 2 * turns_left else 0.5)
+        zone = view["zones"][seat]
+        rear_board = zone < view["rear"] + 7
+        move_worth = 1.5 if rear_board else 1.0
         best: tuple[float, Selection] | None = None
         for sel in legal:
             colour = ROUTES[sel[RIGHT]]
             r = tile["routes"][colour]
             x = max(0, sel[CENTRE])
-            cost = self._amount(r["cost"], colour, racing) + (x if r["cost"]["x"] else 0)
-            move = self._amount(r["move"], colour, racing) + (x if r["move"]["x"] else 0)
-            gain = self._amount(r["fuel"], colour, racing)
-            bonus = self._amount(r["bonus"], colour, racing)
-            left = fuel - cost + gain
-            if r["capacity"] is not None:
-                crowd = (racing - 1) / max(1, len(tile["routes"]))
-                if crowd >= r["capacity"]:
-                    move, gain, bonus, cost = move * 0.5, gain * 0.5, bonus * 0.5, cost * 0.5
+            cost = self._amount(r["cost"], colour, others) + (x if r["cost"]["x"] else 0)
+            move = self._amount(r["move"], colour, others) + (x if r["move"]["x"] else 0)
+            gain = self._amount(r["fuel"], colour, others)
+            bonus = self._amount(r["bonus"], colour, others)
+            value = move * move_worth + gain * fuel_worth + bonus * 1.2
             if r["alone"]:
-                cost *= 0.5
-                move *= 0.5
-            if finish:
-                score = move * 10 + left * 0.1 + bonus * 0.05
-                if fuel - cost < 0:
-                    score -= 100
+                p_alone = _p_at_most(racing - 1, 1 / lit, 0)
+                score = p_alone * value - (1 - p_alone) * cost * fuel_worth
+                worst = cost
             else:
-                score = move * 2.0 - cost + gain + bonus * 1.5
-                if left <= 0:
-                    score -= 100
-                elif left < self.caution:
-                    score -= (self.caution - left) * 2
-            score += self.rng.random() * 0.5
+                p_fits = 1.0 if r["capacity"] is None else \
+                    _p_at_most(racing - 1, 1 / lit, r["capacity"] - 1)
+                score = p_fits * (value - cost * fuel_worth)
+                worst = cost
+            left = fuel - worst
+            if left < 0 or (left == 0 and not finish):
+                score -= 100
+            elif not finish and left < self.caution:
+                score -= (self.caution - left) * 1.5
+            score += self.rng.random() * 0.3
             if best is None or score > best[0]:
                 best = (score, sel)
         assert best is not None

@@ -18,6 +18,7 @@ from dialbox.engine.wheels import (
     Face,
     Selection,
     Wheel,
+    Wheels,
     wheels,
 )
 from dialbox.games.outspeed.boards import START_ZONE, Racetrack
@@ -50,6 +51,11 @@ START_FUEL = 12
 ROUTE_LETTER = {c: LETTER_FACES[i].label for i, c in enumerate(ROUTES)}
 """Right wheel: A = red light, B = yellow light, C = green light; D (blue) is never a route."""
 Step = Generator[Any, dict[int, Selection], Any]
+
+# Caches shared by all games: tile sets are loaded once per name and never change, so a route's
+# best cost and a route prompt's wheels depend only on these keys (the dice data is fixed too).
+_MIN_COSTS: dict[int, int] = {}
+_ROUTE_WHEELS: dict[tuple[int, int, str, int, str, str], tuple[str, Wheels]] = {}
 
 TOKEN_FACES: tuple[Face, ...] = (Face("Pass", 0, "9e9e9e"),) + tuple(
     Face(SHORT[k], i + 1, c)
@@ -217,7 +223,7 @@ class Outspeed(Game):
             "facedown": {str(s): k for s, k in sorted(self.facedown.items())},
             "drawing": None if self.drawing is None else [self.drawing[0], list(self.drawing[1])],
             "eliminated_on": {str(s): t for s, t in sorted(self.eliminated_on.items())},
-            "last_routes": {str(s): c for s, c in sorted(self.last_routes.items())},
+            "last_routes": {str(s): c for s, c in self.last_routes.items()},
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -231,17 +237,20 @@ class Outspeed(Game):
         v["facedown"] = {k: (t if k == str(seat) else "?") for k, t in v["facedown"].items()}
         if self.drawing is not None and self.drawing[0] != seat:
             v["drawing"] = [self.drawing[0], len(self.drawing[1])]
-        v["tile"] = tile_view(self.tile, self.side)
+        v["tile"] = tile_view(self.tile, self.side) if self.stack else None
         return v
 
     # ------------------------------------------------------------------ legality
 
     def min_cost(self, route: Route) -> int:
         """The best possible Fuel cost of a route as printed (X counted as 0)."""
-        a = route.fuel_cost
-        low = a.fixed + sum(1 for c in a.colours if c == route.colour)
-        for d in a.dice:
-            low += min(abs(f.value) for f in self.dice[d].faces)
+        low = _MIN_COSTS.get(id(route))
+        if low is None:
+            a = route.fuel_cost
+            low = a.fixed + sum(1 for c in a.colours if c == route.colour)
+            for d in a.dice:
+                low += min(abs(f.value) for f in self.dice[d].faces)
+            _MIN_COSTS[id(route)] = low
         return low
 
     def route_choice(self, seat: int) -> tuple[list[str], dict[int, str], bool]:
@@ -272,6 +281,19 @@ class Outspeed(Game):
         return max(0, min(9, self.fuel[seat] - self.min_cost(route)))
 
     def _route_ask(self, seat: int) -> Ask:
+        opts = self.opts
+        key = (id(self.tileset), self.stack[0], self.side, self.fuel[seat], opts.forced_routes,
+               opts.x_dial)
+        cached = _ROUTE_WHEELS.get(key)
+        if cached is None:
+            if len(_ROUTE_WHEELS) > 50_000:
+                _ROUTE_WHEELS.clear()
+            cached = _ROUTE_WHEELS[key] = self._build_route_wheels(seat)
+        text, ws = cached
+        return Ask(seat, "outspeed.route", text, ws)
+
+    def _build_route_wheels(self, seat: int) -> tuple[str, Wheels]:
+        """The route prompt's text and wheels; they depend only on tile, side and Fuel."""
         ok, reasons, forced = self.route_choice(seat)
         right = Wheel.of(LETTER_FACES, [ROUTES.index(c) for c in ok], reasons)
         centre = None
@@ -287,7 +309,7 @@ class Outspeed(Game):
         text = f"{kind} {tile.number}: route (A red B yellow C green)"
         if forced:
             text = f"{kind} {tile.number}: no affordable route, pick one"
-        return Ask(seat, "outspeed.route", text, wheels(None, centre, right))
+        return text, wheels(None, centre, right)
 
     def _x_route(self) -> Route | None:
         for r in self.routes.routes.values():
@@ -310,6 +332,7 @@ class Outspeed(Game):
     # ------------------------------------------------------------------ the flow
 
     def flow(self) -> Flow:
+        self._announce_tile()
         while True:
             self.phase = "bonus"
             yield from self._bonus_phase()
@@ -431,7 +454,7 @@ class Outspeed(Game):
             if self.fuel[t] == 0:
                 self._eliminate(t, "ran out of Fuel")
         for t in sorted(move):
-            if self.alive[t] and move[t] and self._move(t, move[t]) is None:
+            if self.alive[t] and move[t] and self._move(t, move[t], "bonus") is None:
                 self._eliminate(t, "was pushed back past the last zone")
         self._check_side()
 
@@ -441,17 +464,18 @@ class Outspeed(Game):
         lit = self.routes.routes
         choice = {s: ROUTES[sel[RIGHT]] for s, sel in sorted(answers.items())}
         xs = {s: max(0, sel[CENTRE]) for s, sel in answers.items()}
-        self.last_routes = dict(choice)
-        counts = {c: 0 for c in ROUTES}
-        for c in choice.values():
-            counts[c] += 1
+        self.last_routes = choice
+        by_route: dict[str, list[int]] = {c: [] for c in ROUTES}
+        for s, c in choice.items():
+            by_route[c].append(s)
+        counts = {c: len(by_route[c]) for c in ROUTES}
         self.emit("outspeed.routes", "Routes: " + ", ".join(
             f"seat {s + 1} {c}" for s, c in choice.items()),
             routes={str(s): c for s, c in choice.items()}, counts=counts)
         pay: list[int] = []
         gain: list[int] = []
         for colour, route in lit.items():
-            takers = [s for s, c in choice.items() if c == colour]
+            takers = by_route[colour]
             if not takers:
                 continue
             if route.capacity is not None and len(takers) > route.capacity:
@@ -488,7 +512,9 @@ class Outspeed(Game):
         finish = self.tile.finish
         due: dict[int, int] = {}
         for s in pay:
-            due[s] = yield from self._value(lit[choice[s]].fuel_cost, s, counts, xs[s])
+            a = lit[choice[s]].fuel_cost
+            due[s] = (yield from self._value(a, s, counts, xs[s])) if a.dice else \
+                self._plain(a, counts, xs[s])
         out: list[tuple[int, str]] = []
         for s in pay:
             cost = due[s]
@@ -515,9 +541,13 @@ class Outspeed(Game):
         draws: dict[int, int] = {}
         for s in gain:
             r = lit[choice[s]]
-            steps[s] = yield from self._value(r.move, s, counts, xs[s])
-            fuel[s] = yield from self._value(r.fuel_gain, s, counts, xs[s])
-            draws[s] = yield from self._value(r.bonus, s, counts, xs[s])
+            x = xs[s]
+            steps[s] = (yield from self._value(r.move, s, counts, x)) if r.move.dice else \
+                self._plain(r.move, counts, x)
+            fuel[s] = (yield from self._value(r.fuel_gain, s, counts, x)) if r.fuel_gain.dice \
+                else self._plain(r.fuel_gain, counts, x)
+            draws[s] = (yield from self._value(r.bonus, s, counts, x)) if r.bonus.dice else \
+                self._plain(r.bonus, counts, x)
         for s in gain:
             if fuel[s]:
                 before = self.fuel[s]
@@ -525,7 +555,7 @@ class Outspeed(Game):
                 self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: {before} -> "
                           f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
             if steps[s] > 0:
-                self._move(s, steps[s])
+                self._move(s, steps[s], "tile")
         boards = self.track.boards
         lost = self.track.remove_rear_board()
         if self.track.boards < boards:
@@ -553,6 +583,16 @@ class Outspeed(Game):
             v += abs(face.value)
         return v
 
+    @staticmethod
+    def _plain(amount: Amount, counts: dict[str, int], x: int) -> int:
+        """An amount that rolls no dice (no generator round trip on the hot path)."""
+        v = amount.fixed
+        for c in amount.colours:
+            v += counts[c]
+        if amount.x:
+            v += x
+        return v
+
     def _gain_token(self, seat: int) -> Step:
         got = self.bonus.draw(2, self.chance)
         if not got:
@@ -572,7 +612,7 @@ class Outspeed(Game):
         self.held[seat].append(keep)
         self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
 
-    def _move(self, seat: int, steps: int) -> int | None:
+    def _move(self, seat: int, steps: int, cause: str) -> int | None:
         boards = self.track.boards
         m = self.track.move(seat, steps)
         if m.added_board:
@@ -581,7 +621,7 @@ class Outspeed(Game):
         word = "forward" if steps > 0 else "back"
         if m.end is None:
             self.emit("outspeed.move", f"Seat {seat + 1} moves {word} off the back of the "
-                      "track.", seat=seat, start=m.start, end=None)
+                      "track.", seat=seat, start=m.start, end=None, cause=cause)
             return None
         extra = ""
         if m.forcefield:
@@ -590,7 +630,7 @@ class Outspeed(Game):
             extra = " (the end of the third board)"
         self.emit("outspeed.move", f"Seat {seat + 1} moves {word} from zone {m.start} to "
                   f"zone {m.end}{extra}.", seat=seat, start=m.start, end=m.end,
-                  forcefield=m.forcefield, boards=boards)
+                  forcefield=m.forcefield, boards=boards, cause=cause)
         return m.end
 
     def _eliminate(self, seat: int, why: str) -> None:
@@ -619,9 +659,13 @@ class Outspeed(Game):
         finished = self.tileset.tiles[done].finish or not self.stack
         if not finished:
             self.turn += 1
-            self.emit("outspeed.tile", f"Tile {self.stack[0]} is revealed.",
-                      tile=self.stack[0], turn=self.turn)
+            self._announce_tile()
         return finished
+
+    def _announce_tile(self) -> None:
+        tile = self.tile
+        self.emit("outspeed.tile", f"Turn {self.turn}: {tile.title} ({self.side} side).",
+                  tile=tile.number, turn=self.turn, finish=tile.finish, side=self.side)
 
     def standings(self) -> list[int]:
         """Racing Ships from first to last: furthest zone, then most Fuel, then most tokens."""
