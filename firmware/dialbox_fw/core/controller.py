@@ -8,13 +8,12 @@ except ImportError:
         return x
 
 
-from dialbox_protocol import codec
-
 from dialbox_fw import FW_VERSION
 from dialbox_fw.core import wheels as wheelmod
 from dialbox_fw.core.button import LONG, SHORT
 from dialbox_fw.core.clock import ticks_diff
 from dialbox_fw.core.session import SERIAL_RTO, Session
+from dialbox_protocol import codec
 
 BOOTING = const(0)
 CONNECTING = const(1)

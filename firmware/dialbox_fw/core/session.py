@@ -8,9 +8,8 @@ except ImportError:
         return x
 
 
-from dialbox_protocol import codec
-
 from dialbox_fw.core.clock import ticks_add, ticks_diff
+from dialbox_protocol import codec
 
 MAX_IN_FLIGHT = const(4)
 SEEN = const(16)
@@ -74,7 +73,9 @@ class Session:
             self.seq = 1 if self.seq >= codec.MAX_SEQ else self.seq + 1
             frame = codec.encode(name, self.seq, args)
             self.out.append(frame)
-            self.inflight.append([self.seq, frame, ticks_add(now, self.rto0), self.rto0, name, args])
+            self.inflight.append(
+                [self.seq, frame, ticks_add(now, self.rto0), self.rto0, name, args]
+            )
 
     def acked(self, ref, now):
         for i in range(len(self.inflight)):

@@ -131,5 +131,7 @@ def build(board: str, out_dir: Path | None = None) -> Bundle:
 
 def _listing(root: Path) -> tuple[str, ...]:
     return tuple(
-        sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != ".stamp")
+        sorted(
+            str(p.relative_to(root)) for p in root.rglob("*") if p.is_file() and p.name != ".stamp"
+        )
     )
