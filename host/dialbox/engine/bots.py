@@ -14,9 +14,8 @@ from dialbox.engine.wheels import Selection
 class Bot(Protocol):
     """A player: given its seat's view, the question and the legal answers, pick one."""
 
-    def choose(
-        self, view: Mapping[str, Any], ask: Ask, legal: Sequence[Selection]
-    ) -> Selection: ...
+    def choose(self, view: Mapping[str, Any], ask: Ask, legal: Sequence[Selection]) -> Selection:
+        ...
 
 
 class RandomBot:

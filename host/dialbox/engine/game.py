@@ -137,22 +137,13 @@ class Game(ABC):
             face = self.chance.roll(die)
         else:
             faces = tuple(Face(f.label, f.value) for f in die.faces)
-            ask = Ask(
-                seat,
-                f"dice.{die.name}",
-                f"Roll the {die.name} die",
-                wheels(None, Wheel.of(faces), None),
-            )
+            ask = Ask(seat, f"dice.{die.name}", f"Roll the {die.name} die", wheels(
+                None, Wheel.of(faces), None
+            ))
             answers = yield self.open(ask)
             face = die.faces[answers[seat][CENTRE]]
-        self.emit(
-            "dice.rolled",
-            f"The {die.name} die shows {face.label}.",
-            die=die.name,
-            label=face.label,
-            value=face.value,
-            seat=seat,
-        )
+        self.emit("dice.rolled", f"The {die.name} die shows {face.label}.", die=die.name,
+                  label=face.label, value=face.value, seat=seat)
         return face
 
     # ------------------------------------------------------------ the driver
