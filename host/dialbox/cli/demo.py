@@ -28,10 +28,53 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--runtime", choices=("micropython", "cpython", "double"),
                    default="micropython",
                    help="how the simulated controllers run (double: the light protocol double)")
-    p.add_argument("--headless", action="store_true", help="no running commentary")
+    p.add_argument("--headless", action="store_true",
+                   help="no commentary and no browser: the live terminal view instead")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the daemon does")
+    add_display_args(p)
     p.set_defaults(func=run)
+
+
+# ---- the displays (dialbox.displays; docs/displays.md) ---------------------------------------
+
+def add_display_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("displays")
+    g.add_argument("--screen-host", default="127.0.0.1",
+                   help="address of the table screen (0.0.0.0: reachable from a phone)")
+    g.add_argument("--screen-port", type=int, default=0, help="port (default: any free port)")
+    g.add_argument("--pace", type=float, default=None,
+                   help="hold each lock/reveal on screen (1.0: table pace, 0: as fast as the "
+                        "game runs; default 1.0 in a terminal, 0 otherwise)")
+    g.add_argument("--linger", type=float, default=None,
+                   help="seconds to keep showing the final scores (default 15 in a terminal)")
+    g.add_argument("--no-browser", action="store_true", help="only print the screen's URL")
+    g.add_argument("--no-displays", action="store_true", help="no table screen, strip or view")
+
+
+async def with_displays(args: argparse.Namespace, play: Any) -> Any:
+    """Run `play(on_runner)` with the table screen, LED strip and terminal view following."""
+    import sys
+    import webbrowser
+
+    from dialbox.displays.show import TableDisplays
+
+    watched = sys.stdout.isatty()
+    pace = args.pace if args.pace is not None else (1.0 if watched else 0.0)
+    linger = args.linger if args.linger is not None else (15.0 if watched else 0.0)
+    async with TableDisplays(pace=pace, host=args.screen_host, port=args.screen_port,
+                             terminal=args.headless) as shown:
+        print(f"table screen: {shown.url}", flush=True)
+        if watched and not args.headless and not args.no_browser and (
+            os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY")
+        ):
+            webbrowser.open(shown.url or "")
+        result = await play(shown.attach)
+        await shown.caught_up()
+        if linger > 0:
+            print(f"showing the final scores for {linger:.0f} s (Ctrl-C to stop)", flush=True)
+            await asyncio.sleep(linger)
+        return result
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,12 +94,21 @@ def run(args: argparse.Namespace) -> int:
             print(f"reveal {len(shown):3d}  {picks}  |  {rev['summary']}", flush=True)
 
     quiet = args.headless or args.json
-    try:
-        summary = asyncio.run(run_demo(
+
+    async def play(on_runner: Any = None) -> Any:
+        return await run_demo(
             game=args.game, players=args.players, controllers=args.controllers, seed=seed,
             transport=args.transport, runtime=args.runtime,
-            on_state=None if quiet else commentary,
-        ))
+            on_state=None if quiet else commentary, on_runner=on_runner,
+        )
+
+    try:
+        if args.json or args.no_displays:
+            summary = asyncio.run(play())
+        else:
+            summary = asyncio.run(with_displays(args, play))
+    except KeyboardInterrupt:
+        return 130
     except (EngineError, RuntimeError, TimeoutError) as e:
         print(f"dialbox demo: {e}")
         return 1

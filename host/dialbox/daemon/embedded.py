@@ -113,6 +113,7 @@ async def run_demo(
     options: dict[str, Any] | None = None,
     on_state: Callable[[dict[str, Any]], None] | None = None,
     timeout: float = 600.0,
+    on_runner: Callable[[Any], None] | None = None,
 ) -> DemoSummary:
     """Play one full game: the daemon, `controllers` simulated controllers, bots elsewhere."""
     seats = 4 if game == "pixoid" and players == 3 else players
@@ -144,6 +145,8 @@ async def run_demo(
             runner = daemon.runners[TABLE]
             if on_state is not None:
                 runner.feed.listen(on_state)
+            if on_runner is not None:  # the displays follow the table (dialbox.displays)
+                on_runner(runner)
             task = asyncio.create_task(daemon.run())
             started = time.perf_counter()
             sims: list[Any] = []

@@ -42,6 +42,8 @@ class SeatView(_Frozen):
     """Link quality 0..1 (share of recent heartbeats received), if known."""
     heartbeat_age: float | None = Field(None, ge=0)
     """Seconds since the controller was last heard from."""
+    rtt_ms: float | None = Field(None, ge=0)
+    """Round trip of the last heartbeat, if measured."""
     online: bool = False
     status: SeatStatus = "empty"
     team: str | None = None
@@ -51,7 +53,8 @@ class SeatView(_Frozen):
 class FaceView(_Frozen):
     """One wheel's face in a revealed choice."""
 
-    wheel: Literal["left", "centre", "right"]
+    wheel: Literal["left", "centre", "right"] | None = None
+    """None when the publisher knows only the labels."""
     label: str
     colour: str = "ffffff"
 

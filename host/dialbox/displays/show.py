@@ -19,6 +19,7 @@ from dialbox.displays.feed import PublicFeed
 from dialbox.displays.ledstrip import LedStripConfig
 from dialbox.displays.lights import StripOnFeed
 from dialbox.displays.screen import TableScreen
+from dialbox.displays.tablefeed import RunnerLike, TableFollower
 from dialbox.displays.terminal import TerminalView
 
 
@@ -78,3 +79,60 @@ class Displays:
         self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
     ) -> None:
         await self.stop()
+
+
+class TableDisplays:
+    """The displays of one daemon table: attach() the table's runner, then it follows it.
+
+        async with TableDisplays(pace=1.0, terminal=True) as shown:
+            print("table screen:", shown.url)
+            shown.attach(daemon.runners["demo"])
+            await daemon.run()
+
+    On leaving, it waits until the screen has shown every state (paced demos lag the daemon).
+    """
+
+    def __init__(
+        self,
+        pace: float = 0.0,
+        ledstrip: LedStripConfig | None = None,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        terminal: bool = False,
+        console: Console | None = None,
+    ) -> None:
+        self.feed = PublicFeed()
+        self.pace = pace
+        self.displays = Displays(self.feed, ledstrip, host, port, True, terminal, console)
+        self.follower: TableFollower | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def url(self) -> str | None:
+        return self.displays.url
+
+    def attach(self, runner: RunnerLike) -> None:
+        """Follow `runner` (a dialbox.runner.GameRunner); call from inside the event loop."""
+        self.follower = TableFollower(runner, self.feed, self.pace)
+        self._task = asyncio.get_running_loop().create_task(self.follower.run())
+
+    async def caught_up(self) -> None:
+        if self.follower is not None:
+            await self.follower.drained()
+
+    async def __aenter__(self) -> TableDisplays:
+        await self.displays.start()
+        return self
+
+    async def __aexit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        try:
+            if et is None:
+                await self.caught_up()
+        finally:
+            if self._task is not None:
+                self._task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await self._task
+            await self.displays.stop()

@@ -1,0 +1,283 @@
+"""The thin adapter from the daemon's table to the displays: runner state in, TableView out.
+
+The game runner publishes its public state as a plain dict on its own feed
+(`GameRunner.state()`, `dialbox.table.Feed`); `table_view()` reads that dict, plus the link
+details of each seated controller's session (transport, firmware, heartbeat age, round trip,
+unacknowledged frames; never a frame's content), into the typed TableView the displays show.
+`TableFollower` does it for every state the runner publishes, and can hold each public moment
+on screen for a minimum time (`pace`) so a demo of fast simulated controllers stays watchable.
+See docs/displays.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from dialbox.displays.feed import PublicFeed
+from dialbox.displays.ledstrip import SeatStatus
+from dialbox.displays.public import (
+    AskView,
+    ChoiceView,
+    EventView,
+    FaceView,
+    Notice,
+    Pairing,
+    PromptPhase,
+    PromptView,
+    ResultView,
+    SeatView,
+    Stage,
+    TableView,
+    game_choices,
+)
+from dialbox.engine import game_names
+
+PHASES: dict[str, PromptPhase] = {
+    "open": "open", "alllocked": "alllocked", "complete": "revealed", "void": "void",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class LinkInfo:
+    """What the table may know about one controller's link."""
+
+    transport: str
+    firmware: str | None
+    heartbeat_age: float | None
+    rtt_ms: float | None
+    unacked: int
+
+    @property
+    def quality(self) -> float:
+        """1.0 with every reliable frame acknowledged; lower as frames wait for an ack."""
+        return max(0.0, 1.0 - self.unacked / 4)
+
+
+class RunnerLike(Protocol):
+    """The parts of dialbox.runner.GameRunner the adapter reads."""
+
+    sessions: Mapping[str, Any]
+    pairing: Mapping[str, int]
+    feed: Any
+
+    def state(self) -> dict[str, Any]: ...
+
+
+def link_info(session: Any, now: float | None = None) -> LinkInfo:
+    """Link details of a dialbox.sessions.Session (attributes read defensively)."""
+    now = time.monotonic() if now is None else now
+    hello = getattr(session, "hello", None)
+    last = getattr(session, "_last_rx", None)
+    link = getattr(session, "link", None)
+    return LinkInfo(
+        transport=str(getattr(link, "kind", "link")),
+        firmware=getattr(hello, "fw", None),
+        heartbeat_age=None if last is None else max(0.0, now - float(last)),
+        rtt_ms=getattr(session, "rtt_ms", None),
+        unacked=int(getattr(session, "unacked", 0) or 0),
+    )
+
+
+@dataclass(slots=True)
+class Memory:
+    """What the adapter remembers between states: each prompt's texts and kind."""
+
+    sealed: dict[int, bool] = field(default_factory=dict)
+    texts: dict[int, str] = field(default_factory=dict)
+
+
+def _status(seat: Mapping[str, Any], prompt: Mapping[str, Any] | None) -> SeatStatus:
+    kind = seat.get("kind", "empty")
+    if kind == "empty":
+        return "empty"
+    if kind == "controller" and not seat.get("online", False):
+        return "offline"
+    if prompt is None or seat["seat"] not in prompt.get("seats", []):
+        return "waiting"
+    phase = prompt.get("phase")
+    if phase in ("alllocked", "complete") or seat["seat"] in prompt.get("locked", []):
+        return "locked"
+    return "programming" if seat.get("state") == "editing" else "waiting"
+
+
+def _prompt_text(texts: Mapping[Any, str]) -> str:
+    values = list(dict.fromkeys(texts.values()))
+    return values[0] if len(values) == 1 else "Each seat answers its own question"
+
+
+def table_view(
+    state: Mapping[str, Any],
+    links: Mapping[str, LinkInfo] | None = None,
+    pairing: Mapping[str, str] | None = None,
+    memory: Memory | None = None,
+) -> TableView:
+    """The daemon's public state (GameRunner.state()) as a TableView."""
+    links = links or {}
+    memory = memory if memory is not None else Memory()
+    p = state.get("prompt")
+    result = state.get("result")
+    over = bool(state.get("over")) and result is not None
+    seats: list[SeatView] = []
+    notices: list[Notice] = []
+    for s in state.get("seats", []):
+        uid = s.get("uid")
+        info = links.get(uid) if uid else None
+        status = _status(s, p)
+        seats.append(SeatView(
+            seat=s["seat"], name=s["name"], colour=str(s["colour"]).lower(),
+            occupant=s.get("kind", "empty"), uid=uid,
+            transport=info.transport if info else None,
+            firmware=info.firmware if info else None,
+            link=info.quality if info else None,
+            heartbeat_age=info.heartbeat_age if info else None,
+            rtt_ms=info.rtt_ms if info else None,
+            online=bool(s.get("online")), status=status,
+            team=s.get("team"), role=s.get("role"),
+        ))
+        if status == "offline" and not over:  # after the game, controllers may sleep
+            notices.append(Notice(
+                code="offline", seat=s["seat"], level="error",
+                text=f"{s['name']}'s controller ({uid}) is offline. Its lock, if any, is kept: "
+                     "check its cable or WiFi; it picks up where it left off.",
+            ))
+    prompt: PromptView | None = None
+    if p is not None:
+        pid = int(p["pid"])
+        text = _prompt_text(p.get("text", {}))
+        memory.sealed[pid] = bool(p["sealed"])
+        memory.texts[pid] = text
+        prompt = PromptView(
+            pid=pid, sealed=bool(p["sealed"]), topic=str(p.get("topic", "")), text=text,
+            phase=PHASES.get(str(p["phase"]), "open"),
+            asks=tuple(AskView(seat=seat, text=str(p.get("text", {}).get(seat, text)),
+                               status=next((v.status for v in seats if v.seat == seat),
+                                           "waiting"))
+                       for seat in p.get("seats", [])),
+        )
+    reveal: PromptView | None = None
+    r = state.get("revealed")
+    if r is not None and r.get("choices"):
+        pid = int(r["pid"])
+        choices = tuple(
+            ChoiceView(seat=int(seat), text=str(label),
+                       faces=tuple(FaceView(label=part) for part in str(label).split()))
+            for seat, label in r["choices"]
+        )
+        reveal = PromptView(
+            pid=pid, sealed=memory.sealed.get(pid, True), topic="",
+            text=memory.texts.get(pid, "") or str(r.get("summary", "")),
+            asks=tuple(AskView(seat=c.seat, text="", status="revealed") for c in choices),
+            phase="revealed", choices=choices,
+        )
+    raw_events = list(state.get("events", []))
+    events = tuple(EventView(n=i + 1, kind=str(e.get("kind", "")), text=str(e.get("text", "")),
+                             data=dict(e.get("data", {})))
+                   for i, e in enumerate(raw_events))
+    if any(e.kind == "prompt.void" for e in events[-2:]):
+        why = next(e.text for e in reversed(events) if e.kind == "prompt.void")
+        notices.append(Notice(code="void", level="warning",
+                              text=f"A choice could not be verified, so the turn is asked "
+                                   f"again. ({why})"))
+    stage: Stage = "over" if over else (
+        "playing" if p is not None or r is not None or raw_events else "lobby")
+    return TableView(
+        table=str(state.get("table", "table")),
+        stage=stage,
+        games=game_choices(game_names()),
+        game=state.get("game"),
+        pairing=tuple(Pairing(uid=u, transport=links[u].transport if u in links else "link",
+                              text=t) for u, t in (pairing or {}).items()),
+        seats=tuple(seats),
+        prompt=prompt,
+        reveal=reveal,
+        board=state.get("view"),
+        events=events,
+        notices=tuple(notices),
+        result=None if result is None else ResultView(
+            text=str(result.get("text", "")),
+            scores={int(k): int(v) for k, v in result.get("scores", {}).items()},
+            winners=tuple(int(w) for w in result.get("winners", [])),
+        ),
+    )
+
+
+HOLD = {"alllocked": 1.2, "reveal": 2.5, "other": 0.25}
+"""Seconds each kind of public moment stays on screen at pace 1.0."""
+
+
+class TableFollower:
+    """Follows a game runner: every state it publishes becomes a TableView on `feed`.
+
+    pace 0 publishes at once (a real table: people are slower than the screen). pace > 0
+    queues the states and holds each moment for HOLD[kind] * pace seconds, so a game of fast
+    simulated controllers can be watched; `drained` waits until the screen has caught up.
+    """
+
+    def __init__(self, runner: RunnerLike, feed: PublicFeed, pace: float = 0.0) -> None:
+        self.runner = runner
+        self.feed = feed
+        self.pace = pace
+        self.memory = Memory()
+        self._queue: deque[TableView] = deque()
+        self._wake = asyncio.Event()
+        self._last_state: dict[str, Any] | None = None
+        self._shown_reveal: int | None = None
+        runner.feed.listen(self.on_state)
+        self.on_state(runner.state())
+
+    def links(self) -> dict[str, LinkInfo]:
+        now = time.monotonic()
+        return {uid: link_info(s, now) for uid, s in self.runner.sessions.items()}
+
+    def pairing(self) -> dict[str, str]:
+        return {uid: f"Controller {uid}: press its button to take the next free seat"
+                for uid in self.runner.pairing}
+
+    def on_state(self, state: dict[str, Any]) -> None:
+        self._last_state = state
+        view = table_view(state, self.links(), self.pairing(), self.memory)
+        if self.pace <= 0:
+            self.feed.publish(view)
+            return
+        self._queue.append(view)
+        self._wake.set()
+
+    def hold(self, view: TableView) -> float:
+        if view.prompt is not None and view.prompt.phase == "alllocked":
+            kind = "alllocked"
+        elif view.reveal is not None and view.reveal.pid != self._shown_reveal:
+            self._shown_reveal = view.reveal.pid
+            kind = "reveal"
+        else:
+            kind = "other"
+        return HOLD[kind] * self.pace
+
+    async def run(self) -> None:
+        """Publish queued states at pace, and refresh heartbeat ages once a second."""
+        while True:
+            if not self._queue:
+                self._wake.clear()
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), 1.0)
+                if not self._queue and self._last_state is not None:
+                    self.feed.publish(table_view(self._last_state, self.links(),
+                                                 self.pairing(), self.memory))
+                continue
+            view = self._queue.popleft()
+            self.feed.publish(view)
+            if self.pace > 0:
+                await asyncio.sleep(self.hold(view))
+
+    @property
+    def caught_up(self) -> bool:
+        return not self._queue
+
+    async def drained(self) -> None:
+        while self._queue:
+            await asyncio.sleep(0.05)
