@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import TableView
 from dialbox.displays.rehearsal import Rehearsal
 from dialbox.engine import Decision, Selection, game_names
+from dialbox.paths import repo_root
 
 GAMES = [g for g in ("pixoid", "outspeed", "stadium") if g in game_names()]
 """The 8Bit Box games this checkout has (each arrives from its own branch)."""
@@ -48,3 +51,30 @@ def assert_sealed_until_revealed(states: list[dict[str, Any]]) -> None:
             assert r is None or r["pid"] < p["pid"], f"state {st['seq']}: reveal of open prompt"
         if st["reveal"] is not None:
             assert st["reveal"]["phase"] == "revealed"
+
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run",
+]
+SCREEN_SIZE = {"width": 1600, "height": 900}
+
+
+def artifacts() -> Path:
+    """Where browser tests leave their screenshots (gitignored)."""
+    path = repo_root() / "artifacts" / "displays"
+    path.mkdir(parents=True, exist_ok=True)
+    return path
+
+
+READ_LOG = "() => window.dialbox.log"
+"""What the page drew for each state it received (see screen.js)."""
+CHOICES_SHOWN = """els => els.map(e => [Number(e.dataset.seat),
+                                    e.querySelector('.ctext').textContent])"""
+CHIP_STATUSES = "els => els.map(e => e.dataset.status)"
+
+
+def table_frames(frames: list[str]) -> list[dict[str, Any]]:
+    """The table states among the WebSocket frames a page received."""
+    return [m["state"] for m in map(json.loads, frames) if m["type"] == "table"]

@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator, Callable
 
 from dialbox.displays.public import TableView
 
-BACKLOG = 256
+BACKLOG = 1024
 """States a slow subscriber may fall behind by before it loses the oldest ones."""
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections.abc import Awaitable, Callable
 from types import TracebackType
 
 from rich.console import Console
@@ -18,6 +19,7 @@ from rich.console import Console
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.ledstrip import LedStripConfig
 from dialbox.displays.lights import StripOnFeed
+from dialbox.displays.public import TableView
 from dialbox.displays.screen import TableScreen
 from dialbox.displays.tablefeed import RunnerLike, TableFollower
 from dialbox.displays.terminal import TerminalView
@@ -100,9 +102,11 @@ class TableDisplays:
         port: int = 0,
         terminal: bool = False,
         console: Console | None = None,
+        on_moment: Callable[[TableView, str], Awaitable[None]] | None = None,
     ) -> None:
         self.feed = PublicFeed()
         self.pace = pace
+        self.on_moment = on_moment
         self.displays = Displays(self.feed, ledstrip, host, port, True, terminal, console)
         self.follower: TableFollower | None = None
         self._task: asyncio.Task[None] | None = None
@@ -113,7 +117,7 @@ class TableDisplays:
 
     def attach(self, runner: RunnerLike) -> None:
         """Follow `runner` (a dialbox.runner.GameRunner); call from inside the event loop."""
-        self.follower = TableFollower(runner, self.feed, self.pace)
+        self.follower = TableFollower(runner, self.feed, self.pace, self.on_moment)
         self._task = asyncio.get_running_loop().create_task(self.follower.run())
 
     async def caught_up(self) -> None:

@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import time
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -219,10 +219,18 @@ class TableFollower:
     simulated controllers can be watched; `drained` waits until the screen has caught up.
     """
 
-    def __init__(self, runner: RunnerLike, feed: PublicFeed, pace: float = 0.0) -> None:
+    def __init__(
+        self,
+        runner: RunnerLike,
+        feed: PublicFeed,
+        pace: float = 0.0,
+        on_moment: Callable[[TableView, str], Awaitable[None]] | None = None,
+    ) -> None:
         self.runner = runner
         self.feed = feed
         self.pace = pace
+        self.on_moment = on_moment
+        """Awaited with each all-locked and reveal moment as it goes out (tests' cameras)."""
         self.memory = Memory()
         self._queue: deque[TableView] = deque()
         self._wake = asyncio.Event()
@@ -242,21 +250,20 @@ class TableFollower:
     def on_state(self, state: dict[str, Any]) -> None:
         self._last_state = state
         view = table_view(state, self.links(), self.pairing(), self.memory)
-        if self.pace <= 0:
+        if self.pace <= 0 and self.on_moment is None:
             self.feed.publish(view)
             return
         self._queue.append(view)
         self._wake.set()
 
-    def hold(self, view: TableView) -> float:
+    def moment(self, view: TableView) -> str:
+        """alllocked, reveal (a reveal not shown before) or other."""
         if view.prompt is not None and view.prompt.phase == "alllocked":
-            kind = "alllocked"
-        elif view.reveal is not None and view.reveal.pid != self._shown_reveal:
+            return "alllocked"
+        if view.reveal is not None and view.reveal.pid != self._shown_reveal:
             self._shown_reveal = view.reveal.pid
-            kind = "reveal"
-        else:
-            kind = "other"
-        return HOLD[kind] * self.pace
+            return "reveal"
+        return "other"
 
     async def run(self) -> None:
         """Publish queued states at pace, and refresh heartbeat ages once a second."""
@@ -269,10 +276,11 @@ class TableFollower:
                     self.feed.publish(table_view(self._last_state, self.links(),
                                                  self.pairing(), self.memory))
                 continue
-            view = self._queue.popleft()
-            self.feed.publish(view)
-            if self.pace > 0:
-                await asyncio.sleep(self.hold(view))
+            view = self.feed.publish(self._queue.popleft())
+            kind = self.moment(view)
+            if kind != "other" and self.on_moment is not None:
+                await self.on_moment(view, kind)
+            await asyncio.sleep(HOLD[kind] * self.pace)  # at pace 0: let the screen send
 
     @property
     def caught_up(self) -> bool:
