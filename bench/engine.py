@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import random
+import sys
 import time
 from collections.abc import Callable
 
@@ -60,7 +61,7 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.engine")
     parser.add_argument("--seconds", type=float, default=1.0, help="length of each timed run")
     parser.add_argument("--runs", type=int, default=3, help="timed runs per figure (best kept)")
-    args = parser.parse_args(argv)
+    args = parser.parse_args(argv or [])  # `python -m bench NAME` calls main() bare
     s, n = args.seconds, args.runs
     def pixoid(options: dict[str, object], bot: type = RandomBot) -> tuple[float, float]:
         return best_of(n, lambda: pixoid_games(s, options, bot))
@@ -78,4 +79,4 @@ def main(argv: list[str] | None = None) -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

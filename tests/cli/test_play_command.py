@@ -58,3 +58,21 @@ def test_bad_options_and_bots_are_reported(capsys: pytest.CaptureFixture[str]) -
     assert "players" in capsys.readouterr().out
     assert main(["play", "pixoid", "--bot", "genius"]) == 2
     assert "no bot 'genius'" in capsys.readouterr().out
+
+
+def test_any_registered_game_plays_even_without_a_drawing_or_bots(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from dialbox.engine import registry
+    from tests.engine import test_driver
+
+    monkeypatch.setitem(registry.GAMES, "highcard", "tests.engine.test_driver")
+    monkeypatch.setattr(test_driver, "GAME", test_driver.HighCard, raising=False)
+    monkeypatch.setattr("sys.stdin", io.StringIO("0\n9\n9\n9\n"))
+    code = main(["play", "highcard", "--humans", "1", "--bots", "1", "--seed", "2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "0 is not a card" in out
+    assert "centre wheel: 1 2 3 4 5 6 7 8 9" in out
+    assert "'scores'" in out  # no draw(): the view is shown as data
+    assert "done" in out

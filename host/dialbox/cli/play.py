@@ -40,8 +40,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("game", choices=game_names(), help="which game")
     p.add_argument("--humans", type=int, default=1, help="players at the keyboard (default 1)")
     p.add_argument("--bots", type=int, default=3, help="bot players (default 3)")
-    p.add_argument("--bot", default="heuristic",
-                   help="bot kind: random, or one the game offers (default heuristic)")
+    p.add_argument("--bot", default=None,
+                   help="bot kind: random, or one the game offers (default: heuristic if the "
+                   "game has one, else random)")
     p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
     p.add_argument("--variant", default=None, help="game variant, e.g. short")
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
@@ -198,6 +199,8 @@ def run(args: argparse.Namespace) -> int:
     module = game_module(args.game)
     cls: type[Game] = module.GAME
     kinds = bot_kinds(module)
+    if args.bot is None:
+        args.bot = "heuristic" if "heuristic" in kinds else "random"
     if args.bot not in kinds:
         console.print(f"[red]no bot {args.bot!r} for {args.game}; bots: {', '.join(kinds)}[/]")
         return 2
