@@ -16,6 +16,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.devices",
     "dialbox.cli.run",
     "dialbox.cli.protocol",
+    "dialbox.cli.play",
 )
 
 

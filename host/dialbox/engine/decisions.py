@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dialbox.engine.wheels import Selection, Wheels
 
@@ -46,6 +46,11 @@ class Decision:
     asks: tuple[Ask, ...]
     unlock: bool = True
     """Whether a locked seat may unlock again until the last seat has locked."""
+    seat_set: frozenset[int] = field(init=False, repr=False, compare=False)
+    """The seats that answer, as a set (checked against the answers' keys)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seat_set", frozenset(a.seat for a in self.asks))
 
     @property
     def seats(self) -> tuple[int, ...]:

@@ -199,7 +199,7 @@ class Game(ABC):
             raise NotPending("the game is over")
         if decision_id is not None and decision_id != d.id:
             raise NotPending(f"decision {decision_id} is not pending (pending: {d.id})")
-        if len(answers) != len(d.asks) or any(a.seat not in answers for a in d.asks):
+        if answers.keys() != d.seat_set:
             raise NotPending(
                 f"decision {d.id} needs answers from seats "
                 f"{sorted(s + 1 for s in d.seats)}, got {sorted(s + 1 for s in answers)}"

@@ -22,12 +22,14 @@ class PixoidBot:
         self.rng = random.Random(seed)
         self._board: Board | None = None
         self._walls: Any = None
+        self._reaches: dict[int, frozenset[int]] = {}
 
     def _board_of(self, view: Mapping[str, Any]) -> Board:
         data = view["board"]
         if self._board is None or self._walls != data["walls"]:
             self._board = Board.from_public(data)
             self._walls = data["walls"]
+            self._reaches = {}
         return self._board
 
     def choose(self, view: Mapping[str, Any], ask: Ask, legal: Sequence[Selection]) -> Selection:
@@ -52,13 +54,14 @@ class PixoidBot:
                 best.append(sel)
         return best[self.rng.randrange(len(best))]
 
-    @staticmethod
-    def _reach(board: Board, pix: int) -> set[int]:
+    def _reach(self, board: Board, pix: int) -> frozenset[int]:
         """Every Pix a cube on `pix` passes or stops on in one move."""
-        out: set[int] = set()
-        for d in range(4):
-            out.update(board.rays[pix * 4 + d])
-        return out
+        found = self._reaches.get(pix)
+        if found is None:
+            found = self._reaches[pix] = frozenset(
+                q for d in range(4) for q in board.rays[pix * 4 + d]
+            )
+        return found
 
     def _flee(self, board: Board, me: int, bugs: list[int], bonus: set[int]) -> Any:
         danger: set[int] = set()

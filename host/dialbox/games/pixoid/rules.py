@@ -69,6 +69,11 @@ DIRECTION_WHEELS: tuple[Wheel | None, ...] = (None,) + tuple(
 """The left wheel for every set of open directions (index: bit mask of open arrows)."""
 
 
+def cap(text: str) -> str:
+    """The text with its first letter in upper case (the rest untouched)."""
+    return text[:1].upper() + text[1:]
+
+
 def turned_mask(mask: int, quarters: int) -> int:
     """A 4-bit direction mask turned by `quarters` (board -> dial frame: pass -turn)."""
     q = quarters % 4
@@ -138,7 +143,8 @@ class Pixoid(Game):
         self.history: list[dict[str, Any]] = []
         self.turns: list[int] = [0] * self.controllers
         self.bugs: tuple[int, ...] = ()
-        self._asks: dict[tuple[int, int, bool, int | None], Ask] = {}
+        self._asks: dict[int, Ask] = {}
+        """Move asks of this round by controller, open arrows and holder (they repeat)."""
 
     def _build_board(self) -> Board:
         o = self.options
@@ -170,6 +176,8 @@ class Pixoid(Game):
     def cube_name(self, seat: int) -> str:
         if seat == self.pixoid:
             return f"Pixoid ({self.seat_name(seat)})"
+        if seat == SPARE and self.players == 3:
+            return "the spare Bug"
         return f"the Bug of {self.seat_name(seat)}"
 
     # ------------------------------------------------------------------ the flow
@@ -198,6 +206,7 @@ class Pixoid(Game):
         self.bonus_taken = 0
         self.caught = False
         self.bugs = tuple(s for s in range(self.controllers) if s != self.pixoid)
+        self._asks = {}
         if self.players == 3:
             self.spare = (self.pixoid + 1) % 3
         turns = [0] * self.controllers
@@ -257,7 +266,7 @@ class Pixoid(Game):
             letter = chr(ord("A") + self.board.starts.index(pix))
             self.emit(
                 "pixoid.placed",
-                f"{self.cube_name(seat).capitalize()} starts on Starting Pix {letter} "
+                f"{cap(self.cube_name(seat))} starts on Starting Pix {letter} "
                 f"({self.board.pix_name(pix)}).",
                 seat=seat, pix=pix,
             )
@@ -267,15 +276,17 @@ class Pixoid(Game):
         open_ = self.board.open
         cache = self._asks
         turns = self.turns
+        cubes = self.cubes
         for s in range(self.controllers):
-            mask = open_[self.cubes[s]]
+            mask = open_[cubes[s]]
             if turns[s]:
                 mask = turned_mask(mask, turns[s])
             player = self.spare if s == SPARE else None
-            key = (s, mask, s == self.pixoid, player)
+            key = (s << 4 | mask) if player is None else (player + 1) << 6 | s << 4 | mask
             ask = cache.get(key)
             if ask is None:
-                text = "Pixoid: arrow and distance" if key[2] else "Bug: arrow and distance"
+                role = "Pixoid" if s == self.pixoid else "Bug"
+                text = f"{role}: arrow and distance"
                 ask = cache[key] = Ask(
                     s, "pixoid.move", text, (DIRECTION_WHEELS[mask], DISTANCE_WHEEL, None),
                     None, player,
@@ -375,7 +386,7 @@ class Pixoid(Game):
         arrow = DIRECTION_WORDS[sel[0] // 2]
         self.emit(
             "pixoid.moved",
-            f"{self.cube_name(seat).capitalize()} dials {arrow} {sel[1]}: "
+            f"{cap(self.cube_name(seat))} dials {arrow} {sel[1]}: "
             f"{name(was)} to {name(now)}.",
             seat=seat, path=[was, now], direction=self._direction(seat, sel[0]),
             distance=sel[1],
@@ -390,7 +401,7 @@ class Pixoid(Game):
                 names = " and ".join(self.cube_name(b) for b in stack)
                 self.emit(
                     "pixoid.stacked",
-                    f"{names.capitalize()} stack on {self.board.pix_name(pix)}.",
+                    f"{cap(names)} stack on {self.board.pix_name(pix)}.",
                     pix=pix, seats=stack,
                 )
 
@@ -465,7 +476,7 @@ class Pixoid(Game):
             last = self.history[-1]
             if last["pixoid_wins"]:
                 winners = [self.pixoid]
-                text = f"{self.seat_name(self.pixoid).capitalize()} (Pixoid) wins the short game."
+                text = f"{cap(self.seat_name(self.pixoid))} (Pixoid) wins the short game."
             else:
                 winners = [p for p in range(self.players) if p != self.pixoid]
                 text = "The Bugs catch Pixoid and win together."
