@@ -27,7 +27,6 @@ from dialbox_fw.core import quadrature
 from dialbox_fw.core.clock import ticks_diff
 from dialbox_fw.core.controller import STATE_NAMES
 
-
 _MEM = hasattr(gc, "mem_alloc")  # MicroPython only
 
 
