@@ -17,6 +17,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.run",
     "dialbox.cli.protocol",
     "dialbox.cli.play",
+    "dialbox.cli.sim",
 )
 
 

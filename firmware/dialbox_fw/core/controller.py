@@ -1,0 +1,370 @@
+"""The controller's state machine: handshake, prompts, lock/commit, reveal (sans I/O)."""
+
+try:
+    from micropython import const
+except ImportError:
+
+    def const(x):
+        return x
+
+
+from dialbox_fw import FW_VERSION
+from dialbox_fw.core import wheels as wheelmod
+from dialbox_fw.core.button import LONG, SHORT
+from dialbox_fw.core.clock import ticks_diff
+from dialbox_fw.core.session import SERIAL_RTO, Session
+from dialbox_protocol import codec
+
+BOOTING = const(0)
+CONNECTING = const(1)
+WAIT_SEAT = const(2)
+IDLE = const(3)
+PROGRAMMING = const(4)
+LOCKED = const(5)
+ALLLOCKED = const(6)
+REVEALED = const(7)
+ERROR = const(8)
+
+STATE_NAMES = (
+    "booting",
+    "connecting",
+    "waiting for seat",
+    "idle",
+    "programming",
+    "locked",
+    "all locked",
+    "revealed",
+    "error",
+)
+
+SILENCE_MS = const(3000)  # serial: three missed heartbeats = link lost
+_FATAL = (codec.E_VERSION, codec.E_TABLE, codec.E_SPOOF, codec.E_DEVICE, codec.E_SEAT)
+
+
+class Controller:
+    """One controller's protocol state, driven by events; frames to send end in session.out.
+
+    Inputs: handle(msg, now) for each decoded frame or DecodeError, turn(wheel, detents,
+    now), button(event, now), tick(now). Nothing here touches hardware: `store` keeps the
+    lock record (selection + nonce) across resets, `urandom` draws nonces, `on_config`
+    receives provisioning. `changed` is set whenever the screen or LED should be redrawn.
+    """
+
+    def __init__(
+        self,
+        uid,
+        board,
+        store,
+        caps=("oled", "led", "flash"),
+        rto=SERIAL_RTO,
+        silence_ms=SILENCE_MS,
+        urandom=None,
+        on_config=None,
+    ):
+        self.uid = uid
+        self.board = board
+        self.caps = list(caps)
+        self.store = store
+        self.session = Session(rto)
+        self.silence_ms = silence_ms
+        if urandom is None:
+            import os
+
+            urandom = os.urandom
+        self.urandom = urandom
+        self.on_config = on_config
+        self.state = CONNECTING
+        self.linked = False
+        self.last_rx = 0
+        self.seat = None
+        self.colour = "ffffff"
+        self.table = ""
+        self.name = ""
+        self.prompt = None  # (pid, sealed, unlock, text)
+        self.wheels = wheelmod.idle_wheels()
+        self.edited = False
+        self.programming_pid = None
+        self.host_has_commit = False
+        self.results = None  # (choices, summary)
+        self.error = None
+        self.notice = None
+        self.changed = True
+        self.record = store.load()
+        if self.record is not None and not self.record.get("sealed"):
+            self.record = None
+        if self.record is not None:
+            self.state = LOCKED
+
+    # ------------------------------------------------------------ helpers
+
+    def _send(self, name, args, now):
+        self.session.send(name, args, now)
+
+    def _set(self, state):
+        if state != self.state:
+            self.state = state
+        self.changed = True
+
+    def fail(self, reason):
+        """Enter the error state with a short reason for the OLED."""
+        self.error = reason
+        self._set(ERROR)
+
+    def pid(self):
+        if self.record is not None:
+            return self.record["pid"]
+        if self.prompt is not None:
+            return self.prompt[0]
+        return None
+
+    def wire_state(self):
+        """The state name reported in status and snapshot (codec.STATES)."""
+        s = self.state
+        if s == LOCKED:
+            return "locked"
+        if s == ALLLOCKED:
+            return "alllocked"
+        if s == REVEALED:
+            return "revealed"
+        if s == PROGRAMMING and self.edited:
+            return "editing"
+        return "idle"
+
+    def snapshot_args(self):
+        c = None
+        if self.record is not None and self.record.get("sealed") and self.state != REVEALED:
+            c = self.record.get("commitment")
+        return [self.pid(), self.wire_state(), c]
+
+    # ------------------------------------------------------------ inputs
+
+    def handle(self, msg, now):
+        """Process one decoded frame (a dict) or a codec.DecodeError."""
+        self.last_rx = now
+        if not self.linked and self.session.online:
+            self.linked = True
+            self.changed = True
+        if isinstance(msg, codec.DecodeError):
+            if msg.name == "identify" and msg.code in (codec.E_VERSION, codec.E_TABLE):
+                self._hello()
+                self.fail("host: " + msg.code_name())
+            return
+        t = msg["t"]
+        seq = msg["seq"]
+        if seq:
+            self.session.ack(seq)
+            if t != "welcome" and not self.session.fresh(seq):
+                return  # a retransmission we already processed
+        if t == "ack":
+            self.session.acked(msg["ref"], now)
+        elif t == "ping":
+            self._send("pong", [msg["ms"]], now)
+        elif t == "identify":
+            self._hello()
+        elif t == "welcome":
+            self._welcome(msg, now)
+        elif t == "prompt":
+            self._prompt(msg, now)
+        elif t == "alllocked":
+            self._alllocked(msg, now)
+        elif t == "revealed":
+            self._revealed(msg, now)
+        elif t == "status":
+            if self.record is not None and msg["pid"] == self.record["pid"]:
+                self.host_has_commit = msg["state"] == "locked"
+                self.changed = True
+        elif t == "error":
+            self._error(msg)
+        elif t == "config":
+            self._config(msg, now)
+        elif t in ("hello", "snapshot", "commit", "uncommit", "reveal"):
+            self._send("error", [codec.E_DIRECTION, t + " goes controller to host", seq], now)
+
+    def _hello(self):
+        self.session.out.append(
+            codec.encode(
+                "hello",
+                0,
+                [
+                    codec.PROTOCOL_VERSION,
+                    codec.TABLE_HASH,
+                    FW_VERSION,
+                    self.board,
+                    self.uid,
+                    self.caps,
+                ],
+            )
+        )
+
+    def _welcome(self, msg, now):
+        self.seat = msg["seat"]
+        self.colour = msg["colour"]
+        self.table = msg["table"]
+        self.name = msg["name"]
+        self.linked = True
+        self.error = None
+        rec = self.record
+        if rec is not None and rec.get("sealed"):
+            if self.state != ALLLOCKED:
+                self._set(LOCKED)
+        elif self.seat < 0:
+            self._set(WAIT_SEAT)
+        elif self.state in (CONNECTING, BOOTING, WAIT_SEAT, ERROR) or rec is not None:
+            self.record = None  # an open answer (e.g. the pairing press) is done
+            self._set(IDLE)
+        self.changed = True
+        self.session.restart(now, "snapshot", self.snapshot_args())
+
+    def _prompt(self, msg, now):
+        pid = msg["pid"]
+        rec = self.record
+        self.prompt = (pid, msg["sealed"], msg["unlock"], msg["text"])
+        self.results = None
+        if rec is not None and rec["pid"] == pid:
+            # the host re-sent the prompt we already locked (reconnect): stay locked
+            self.wheels = wheelmod.from_prompt(msg["wheels"])
+            for i in range(3):
+                self.wheels[i].index = rec["sel"][i]
+            if not rec.get("sealed") and not self.session.pending("reveal"):
+                self._send("reveal", [pid, rec["sel"], rec["nonce"]], now)
+            if self.state not in (LOCKED, ALLLOCKED):
+                self._set(LOCKED)
+            self.changed = True
+            return
+        if rec is not None:
+            self._forget()
+        if self.state == PROGRAMMING and self._same_prompt(pid):
+            return  # a duplicate of the prompt being programmed: keep the wheels
+        self.programming_pid = pid
+        self.wheels = wheelmod.from_prompt(msg["wheels"])
+        self.edited = False
+        self._set(PROGRAMMING)
+
+    def _same_prompt(self, pid):
+        return self.programming_pid == pid
+
+    def _alllocked(self, msg, now):
+        pid = msg["pid"]
+        rec = self.record
+        if rec is None or rec["pid"] != pid or not rec.get("sealed"):
+            self._send(
+                "error", [codec.E_PROMPT, "no commitment for prompt %d" % pid, msg["seq"]], now
+            )
+            return
+        if not self.session.pending("reveal"):
+            self._send("reveal", [pid, rec["sel"], rec["nonce"]], now)
+        self._set(ALLLOCKED)
+
+    def _revealed(self, msg, now):
+        pid = msg["pid"]
+        self.results = (msg["choices"], msg["summary"])
+        if self.record is not None and self.record["pid"] == pid:
+            self._forget()
+        self.prompt = None
+        self.programming_pid = None
+        self.wheels = wheelmod.idle_wheels()
+        self._set(REVEALED)
+
+    def _error(self, msg):
+        code = msg["code"]
+        detail = msg["detail"]
+        if code in _FATAL:
+            self.fail(detail or codec.ERROR_NAMES.get(code, "error"))
+        else:
+            self.notice = codec.ERROR_NAMES.get(code, "error")
+            self.changed = True
+
+    def _config(self, msg, now):
+        from dialbox_fw.core import config
+
+        cfg = config.from_message(msg)
+        problem = config.check(cfg)
+        if problem is not None:
+            self._send("error", [codec.E_CONFIG, problem, msg["seq"]], now)
+            return
+        if self.on_config is not None:
+            self.on_config(cfg)
+        self.notice = "provisioned"
+        self.changed = True
+
+    def _forget(self):
+        sealed = self.record is not None and self.record.get("sealed")
+        self.record = None
+        self.host_has_commit = False
+        if sealed:
+            self.store.clear()
+
+    def turn(self, wheel, detents, now):
+        """Whole detents from the encoder of one wheel (0 left, 1 centre, 2 right)."""
+        if self.state != PROGRAMMING or detents == 0:
+            return
+        w = self.wheels[wheel]
+        if not w.active:
+            return
+        if w.step(detents):
+            self.changed = True
+            if not self.edited:
+                self.edited = True
+                self._send("status", [self.prompt[0], "editing"], now)
+
+    def button(self, event, now):
+        if event == SHORT:
+            if self.state == PROGRAMMING and self.prompt is not None:
+                self.lock(now)
+            elif self.notice is not None:
+                self.notice = None
+                self.changed = True
+        elif event == LONG:
+            if self.state == LOCKED and self.prompt is not None and self.prompt[2]:
+                self.unlock(now)
+
+    def lock(self, now):
+        pid, sealed, _unlock, _text = self.prompt
+        sel = wheelmod.selection(self.wheels)
+        nonce = self.urandom(codec.NONCE_BYTES)
+        nonce_text = codec.b64(nonce)
+        if sealed:
+            c = codec.commitment(sel, nonce, pid, self.uid)
+            self.record = {"pid": pid, "sel": sel, "nonce": nonce_text, "commitment": c}
+            self.record["sealed"] = True
+            self.store.save(self.record)
+            self._send("commit", [pid, c], now)
+        else:
+            # open prompt: nothing to hide, the answer goes out now (kept in RAM until done)
+            self.record = {"pid": pid, "sel": sel, "nonce": nonce_text, "commitment": None}
+            self.record["sealed"] = False
+            self._send("reveal", [pid, sel, nonce_text], now)
+        self.host_has_commit = False
+        self._set(LOCKED)
+
+    def unlock(self, now):
+        rec = self.record
+        if rec is None or not rec.get("sealed"):
+            return
+        pid = rec["pid"]
+        self._forget()
+        self._send("uncommit", [pid], now)
+        self._send("status", [pid, "unlocked"], now)
+        self.edited = True
+        self._set(PROGRAMMING)
+
+    def tick(self, now):
+        """Retransmit due frames; declare the link lost after silence_ms without a frame."""
+        s = self.session
+        if self.silence_ms and s.online and ticks_diff(now, self.last_rx) > self.silence_ms:
+            self.link_lost()
+        s.tick(now)
+
+    def link_lost(self):
+        self.session.offline()
+        if self.linked:
+            self.linked = False
+            self.changed = True
+
+    def view_state(self):
+        """The state the screen shows: 'connecting' overrides while the link is down."""
+        if self.state == ERROR:
+            return ERROR
+        if not self.linked:
+            return CONNECTING
+        return self.state

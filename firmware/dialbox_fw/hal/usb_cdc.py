@@ -1,0 +1,42 @@
+"""USB-CDC as a byte stream: stdin polled, then read one byte at a time (rp2-safe)."""
+
+import select
+import sys
+
+
+class StdioStream:
+    """Non-blocking reads from sys.stdin and writes to sys.stdout on MicroPython.
+
+    On rp2 a multi-byte read of sys.stdin blocks until it is full, so readinto() polls
+    and reads single bytes while poll says more are waiting. Call micropython.kbd_intr(-1)
+    first so a 0x03 byte in the data is not taken as Ctrl-C.
+    """
+
+    def __init__(self):
+        self.inp = sys.stdin.buffer
+        self.outp = sys.stdout.buffer
+        self.poll = select.poll()
+        self.poll.register(sys.stdin, select.POLLIN)
+
+    def readinto(self, buf):
+        n = 0
+        size = len(buf)
+        while n < size:
+            ev = self.poll.poll(0)
+            if not ev:
+                break
+            if ev[0][1] & (select.POLLHUP | select.POLLERR) and not ev[0][1] & select.POLLIN:
+                return -1 if n == 0 else n
+            b = self.inp.read(1)
+            if not b:
+                return -1 if n == 0 else n
+            buf[n] = b[0]
+            n += 1
+        return n
+
+    def write(self, data):
+        self.outp.write(data)
+        try:
+            self.outp.flush()
+        except AttributeError:
+            pass

@@ -1,0 +1,196 @@
+"""The virtual HAL of the simulated controller: scripted wheels and button, recorded views.
+
+A test process steers it over a control socket (TCP on 127.0.0.1, address in the
+environment variable DIALBOX_SIM_CONTROL as host:port). Each direction carries one JSON
+object per line:
+
+  test -> sim  {"op": "turn", "wheel": 0, "detents": -2, "bounce": false}
+               {"op": "press", "ms": 120}
+               {"op": "mem"}     (answered by an "mem" event: heap after gc, peak)
+               {"op": "quit"}
+  sim -> test  {"ev": "view", "lines": [...], "led": "rrggbb", "state": "locked",
+                "wire": "locked", "pid": 17, "linked": true}
+               {"ev": "mem", "alloc": bytes, "free": bytes, "peak": bytes}
+
+Turns become the A/B pin waveform of a detented encoder and go through the same
+Quadrature decoder as the pin-interrupt driver, so bounce and fast spins are real input.
+"""
+
+import gc
+import json
+import os
+import select
+import socket
+import sys
+
+from dialbox_fw.core import quadrature
+from dialbox_fw.core.clock import ticks_diff
+from dialbox_fw.core.controller import STATE_NAMES
+
+_MEM = hasattr(gc, "mem_alloc")  # MicroPython only
+
+
+def getenv(name, default=None):
+    try:
+        v = os.getenv(name)
+    except AttributeError:
+        v = os.environ.get(name)
+    return default if v is None else v
+
+
+class FdStream:
+    """stdin/stdout as raw file descriptors (CPython: no buffering between poll and read)."""
+
+    def __init__(self):
+        self.poll = select.poll()
+        self.poll.register(0, select.POLLIN)
+
+    def readinto(self, buf):
+        ev = self.poll.poll(0)
+        if not ev:
+            return 0
+        data = os.read(0, len(buf))
+        if not data:
+            return -1
+        buf[: len(data)] = data
+        return len(data)
+
+    def write(self, data):
+        view = memoryview(data)
+        while len(view):
+            n = os.write(1, view)
+            view = view[n:]
+
+
+class VirtualHal:
+    """Board-shaped object: the same methods as hal.board.BoardHal, with no hardware."""
+
+    def __init__(self, profile, uid, control=None):
+        self.profile = profile
+        self.uid = uid
+        cpd = profile.get("counts_per_detent", 4)
+        self.encoders = [quadrature.Quadrature(cpd) for _ in range(3)]
+        self.pressed_until = None
+        self.now = 0
+        self.lines = []
+        self.colour = "000000"
+        self.sock = None
+        self.rx = b""
+        self.resets = 0
+        self.peak = 0  # highest gc.mem_alloc() seen by poll() (benchmarks)
+        if control:
+            host, port = control.rsplit(":", 1)
+            addr = socket.getaddrinfo(host, int(port))[0][-1]
+            s = socket.socket()
+            s.connect(addr)
+            self.sock = s
+            self.spoll = select.poll()
+            self.spoll.register(s, select.POLLIN)
+
+    # -- identity
+    def board_name(self):
+        return self.profile["board"]
+
+    def unique_id(self):
+        return self.uid
+
+    def can_sense_battery(self):
+        return False
+
+    def battery_low(self):
+        return False
+
+    def reset(self):
+        self.resets += 1
+
+    def serial_stream(self):
+        if getenv("DIALBOX_SIM_LINK", "pty") != "pty":
+            return None
+        if sys.implementation.name == "micropython":
+            from dialbox_fw.hal.usb_cdc import StdioStream
+
+            return StdioStream()
+        return FdStream()
+
+    async def wifi_connect(self, ssid, psk, timeout_ms):
+        return True
+
+    def wifi_up(self):
+        return True
+
+    # -- inputs
+    def turn(self, wheel, detents, bounce=False):
+        enc = self.encoders[wheel]
+        for s in quadrature.waveform(detents, bounce, enc.state):
+            enc.update_state(s)
+
+    def press(self, ms):
+        self.pressed_until = self.now + ms
+
+    def take_detents(self, i):
+        return self.encoders[i].take()
+
+    def button_pressed(self):
+        if self.pressed_until is None:
+            return False
+        if ticks_diff(self.pressed_until, self.now) > 0:
+            return True
+        self.pressed_until = None
+        return False
+
+    def poll(self, now):
+        self.now = now
+        if _MEM:
+            used = gc.mem_alloc()
+            if used > self.peak:
+                self.peak = used
+        if self.sock is None:
+            return
+        if not self.spoll.poll(0):
+            return
+        data = self.sock.recv(128)
+        if not data:
+            self.sock = None
+            return
+        self.rx += data
+        while b"\n" in self.rx:
+            line, self.rx = self.rx.split(b"\n", 1)
+            self.command(json.loads(line))
+
+    def command(self, cmd):
+        op = cmd.get("op")
+        if op == "turn":
+            self.turn(cmd["wheel"], cmd["detents"], cmd.get("bounce", False))
+        elif op == "press":
+            self.press(cmd["ms"])
+        elif op == "mem":
+            gc.collect()
+            self.send(
+                {"ev": "mem", "alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": self.peak}
+            )
+        elif op == "quit":
+            raise SystemExit(0)
+
+    # -- outputs
+    def view(self, lines, colour, ctl):
+        self.lines = lines
+        self.colour = colour
+        if self.sock is not None:
+            ev = {
+                "ev": "view",
+                "lines": lines,
+                "led": colour,
+                "state": STATE_NAMES[ctl.state],
+                "wire": ctl.wire_state(),
+                "pid": ctl.pid(),
+                "linked": ctl.linked,
+                "seat": ctl.seat,
+            }
+            self.send(ev)
+
+    def send(self, ev):
+        if self.sock is not None:
+            try:
+                self.sock.send(json.dumps(ev).encode() + b"\n")
+            except OSError:
+                self.sock = None

@@ -1,0 +1,328 @@
+"""The controller state machine: handshake, wheels with allowed faces, commit-reveal, resets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from dialbox_fw.core import controller as c
+from dialbox_fw.core.button import LONG, SHORT
+from dialbox_fw.core.screens import render
+from dialbox_fw.core.store import FileStore, MemoryStore
+from dialbox_fw.core.wheels import Wheel
+
+from dialbox_protocol import codec
+
+PIXOID = [[None, 0b01010101, 0], [None, 0b1111111110, 1], None]
+
+
+class Rig:
+    """A Controller with a fake clock and a host side that records and acks frames."""
+
+    def __init__(self, store: Any = None, uid: str = "dev-1") -> None:
+        self.now = 1000
+        self.store = store if store is not None else MemoryStore()
+        self.ctl = c.Controller(uid, "pico_w", self.store, urandom=lambda n: bytes(range(n)))
+        self.seq = 0
+        self.sent: list[dict[str, Any]] = []
+
+    def host(self, name: str, *args: Any, seq: int | None = None) -> list[dict[str, Any]]:
+        if seq is None and codec.is_reliable(name):
+            self.seq += 1
+            seq = self.seq
+        msg = codec.decode_frame(codec.encode(name, seq or 0, list(args)))
+        assert isinstance(msg, dict)
+        self.ctl.handle(msg, self.now)
+        return self.drain()
+
+    def drain(self) -> list[dict[str, Any]]:
+        out = []
+        for frame in self.ctl.session.take():
+            msg = codec.decode_frame(frame)
+            assert isinstance(msg, dict), msg
+            out.append(msg)
+        self.sent += out
+        return out
+
+    def ack_all(self, msgs: list[dict[str, Any]]) -> None:
+        for m in msgs:
+            if m["seq"]:
+                self.host("ack", m["seq"])
+
+    def welcome(self, seat: int = 0) -> dict[str, Any]:
+        hello = self.host("identify", 1, codec.TABLE_HASH, "test")
+        assert [m["t"] for m in hello] == ["hello"]
+        self.seq = 0
+        out = self.host("welcome", seat, "43a047", "t1", "Green")
+        assert out[0] == {"t": "ack", "seq": 0, "ref": 1}
+        snap = out[1]
+        assert snap["t"] == "snapshot"
+        self.ack_all(out[1:])
+        return snap
+
+    def tick(self, ms: int) -> list[dict[str, Any]]:
+        self.now += ms
+        self.ctl.tick(self.now)
+        return self.drain()
+
+
+def types(msgs: list[dict[str, Any]]) -> list[str]:
+    return [m["t"] for m in msgs]
+
+
+def test_hello_carries_version_table_hash_board_and_uid() -> None:
+    r = Rig()
+    (hello,) = r.host("identify", 1, codec.TABLE_HASH, "test")
+    assert hello["proto"] == codec.PROTOCOL_VERSION
+    assert hello["table_hash"] == codec.TABLE_HASH
+    assert (hello["board"], hello["uid"]) == ("pico_w", "dev-1")
+    assert r.ctl.state == c.CONNECTING
+
+
+def test_version_mismatch_shows_an_error() -> None:
+    r = Rig()
+    body = b'["identify",0,2,"%s","test"]' % codec.TABLE_HASH.encode()
+    frame = body + b"%08x\n" % codec.crc32(body)
+    r.ctl.handle(codec.decode_frame(frame), r.now)
+    assert r.ctl.state == c.ERROR
+    lines, led = render(r.ctl)
+    assert lines[0] == "ERROR" and "version" in " ".join(lines)
+    assert led == "ff0000"
+
+
+def test_full_sealed_round() -> None:
+    r = Rig()
+    snap = r.welcome()
+    assert snap["pid"] is None and snap["state"] == "idle" and snap["commitment"] is None
+    assert r.ctl.state == c.IDLE
+    out = r.host("prompt", 17, True, True, "Move Pixoid", PIXOID)
+    assert types(out) == ["ack"]
+    assert r.ctl.state == c.PROGRAMMING
+    r.ctl.turn(0, 1, r.now)  # N -> E (NE is not allowed)
+    r.ctl.turn(1, 2, r.now)  # 1 -> 3
+    out = r.drain()
+    assert out == [{"t": "status", "seq": 0, "pid": 17, "state": "editing"}]
+    r.ctl.button(SHORT, r.now)
+    (commit,) = r.drain()
+    assert commit["t"] == "commit" and set(commit) == {"t", "seq", "pid", "commitment"}
+    assert r.ctl.state == c.LOCKED
+    r.host("ack", commit["seq"])
+    r.host("status", 17, "locked")
+    assert render(r.ctl)[0][0] == "LOCKED *"
+    out = r.host("alllocked", 17)
+    reveal = out[1]
+    assert reveal["t"] == "reveal" and reveal["sel"] == [2, 3, -1]
+    assert codec.verify_reveal(commit["commitment"], reveal["sel"], reveal["nonce"], 17, "dev-1")
+    assert r.ctl.state == c.ALLLOCKED
+    r.host("ack", reveal["seq"])
+    r.host("revealed", 17, [[0, "E 3"], [1, "N 2"]], "Bug 2 caught Pixoid")
+    assert r.ctl.state == c.REVEALED
+    lines, _ = render(r.ctl)
+    assert "1 E 3" in lines and "2 N 2" in lines
+    assert r.store.load() is None
+
+
+def test_nothing_about_the_selection_leaves_before_alllocked() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.ctl.turn(0, 3, r.now)
+    r.ctl.button(SHORT, r.now)
+    r.drain()
+    for _ in range(20):
+        r.tick(300)  # retransmissions
+    before = [m for m in r.sent if m["t"] not in ("ack",)]
+    assert all("sel" not in m and "nonce" not in m for m in before)
+
+
+def test_wheels_skip_disallowed_faces_both_ways() -> None:
+    w = Wheel(1, [None, 0b1000100100, 0])  # digits 2, 5, 9 allowed; start 0 is not
+    assert w.index == 2
+    w.step(1)
+    assert w.index == 5
+    w.step(2)
+    assert w.index == 2  # 9 then wraps to 2
+    w.step(-1)
+    assert w.index == 9
+
+
+def test_custom_faces_and_single_allowed_face() -> None:
+    faces = [["Tri", 0, "e53935"], ["Circ", 1, "fdd835"], ["Moon", 2, "43a047"]]
+    w = Wheel(2, [faces, 0b010, 1])
+    assert w.step(5) is False
+    assert w.label() == "Circ"
+
+
+def test_inactive_wheels_do_nothing() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.ctl.turn(2, 3, r.now)
+    assert r.drain() == []
+    assert r.ctl.wheels[2].index == -1
+
+
+def test_unlock_withdraws_and_relock_commits_again() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.ctl.button(SHORT, r.now)
+    (c1,) = r.drain()
+    r.ctl.button(LONG, r.now)
+    out = r.drain()
+    assert types(out) == ["uncommit", "status"]
+    assert r.ctl.state == c.PROGRAMMING and r.store.load() is None
+    r.ctl.turn(1, 1, r.now)
+    r.ctl.button(SHORT, r.now)
+    (c2,) = [m for m in r.drain() if m["t"] == "commit"]
+    assert c2["commitment"] != c1["commitment"]
+
+
+def test_unlock_refused_when_the_prompt_forbids_it_or_all_locked() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, False, "x", PIXOID)
+    r.ctl.button(SHORT, r.now)
+    r.ctl.button(LONG, r.now)
+    assert r.ctl.state == c.LOCKED
+    r2 = Rig()
+    r2.welcome()
+    r2.host("prompt", 6, True, True, "x", PIXOID)
+    r2.ctl.button(SHORT, r2.now)
+    r2.host("alllocked", 6)
+    r2.ctl.button(LONG, r2.now)
+    assert r2.ctl.state == c.ALLLOCKED
+
+
+def test_reset_between_lock_and_reveal_reveals_the_same_choice(tmp_path: Path) -> None:
+    store = FileStore(str(tmp_path / "lock.json"))
+    r = Rig(store)
+    r.welcome()
+    r.host("prompt", 9, True, True, "x", PIXOID)
+    r.ctl.turn(0, -1, r.now)
+    r.ctl.turn(1, 5, r.now)
+    r.ctl.button(SHORT, r.now)
+    commit = [m for m in r.drain() if m["t"] == "commit"][0]
+    # power cut: a new controller boots from the same flash
+    r2 = Rig(FileStore(str(tmp_path / "lock.json")))
+    assert r2.ctl.state == c.LOCKED
+    snap = r2.welcome()
+    assert snap == {
+        "t": "snapshot",
+        "seq": 1,
+        "pid": 9,
+        "state": "locked",
+        "commitment": commit["commitment"],
+    }
+    r2.host("prompt", 9, True, True, "x", PIXOID)  # the host re-sends the prompt
+    assert r2.ctl.state == c.LOCKED
+    out = r2.host("alllocked", 9)
+    reveal = [m for m in out if m["t"] == "reveal"][0]
+    assert reveal["sel"] == [6, 6, -1]
+    assert codec.verify_reveal(commit["commitment"], reveal["sel"], reveal["nonce"], 9, "dev-1")
+    r2.host("revealed", 9, [[0, "W 6"]], "ok")
+    assert not (tmp_path / "lock.json").exists()
+
+
+def test_commit_is_retransmitted_with_backoff_until_acked() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.ctl.button(SHORT, r.now)
+    (commit,) = r.drain()
+    gaps = []
+    last = r.now
+    for _ in range(120):
+        out = r.tick(50)
+        r.host("ping", 1)  # keep the link alive
+        if any(m["t"] == "commit" for m in out):
+            gaps.append(r.now - last)
+            last = r.now
+    assert gaps[:4] == [250, 500, 1000, 2000]
+    assert all(g == 2000 for g in gaps[4:])
+    r.host("ack", commit["seq"])
+    assert not any(m["t"] == "commit" for m in r.tick(3000))
+
+
+def test_frames_unacked_when_the_link_drops_go_out_again_after_the_handshake() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.ctl.button(SHORT, r.now)
+    (commit,) = r.drain()
+    r.tick(3500)  # silence: link lost
+    assert not r.ctl.linked
+    assert render(r.ctl)[0][1] == "connecting..."
+    r.host("identify", 1, codec.TABLE_HASH, "test")
+    r.seq = 0
+    out = r.host("welcome", 0, "43a047", "t1", "Green")
+    assert types(out) == ["ack", "snapshot", "commit"]
+    assert out[2]["commitment"] == commit["commitment"] and out[2]["seq"] == 2
+
+
+def test_duplicates_are_acked_again_but_processed_once() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID, seq=7)
+    r.ctl.turn(0, 1, r.now)
+    r.drain()
+    out = r.host("prompt", 5, True, True, "x", PIXOID, seq=7)
+    assert types(out) == ["ack"]
+    assert r.ctl.wheels[0].index == 2  # not reset by the duplicate
+
+
+def test_ping_is_answered_with_pong() -> None:
+    r = Rig()
+    assert r.host("ping", 12345) == [{"t": "pong", "seq": 0, "ms": 12345}]
+
+
+def test_open_prompt_sends_the_answer_directly() -> None:
+    r = Rig()
+    r.welcome(seat=-1)
+    assert r.ctl.state == c.WAIT_SEAT
+    r.host("prompt", 3, False, False, "Press to take seat 3", [None, None, None])
+    r.ctl.button(SHORT, r.now)
+    (reveal,) = r.drain()
+    assert reveal["t"] == "reveal" and reveal["sel"] == [-1, -1, -1]
+    r.ack_all([reveal])
+    r.seq = 0
+    r.host("welcome", 2, "1e88e5", "t1", "Blue")
+    assert r.ctl.state == c.IDLE and r.ctl.seat == 2
+
+
+def test_alllocked_without_a_commitment_is_refused() -> None:
+    r = Rig()
+    r.welcome()
+    out = r.host("alllocked", 44)
+    assert out[1]["t"] == "error" and out[1]["code"] == codec.E_PROMPT
+
+
+def test_provisioning_config_is_checked() -> None:
+    got: list[dict[str, Any]] = []
+    r = Rig()
+    r.ctl.on_config = got.append
+    good = ["dev-9", "e53935", "", "", "", 1883, "", "", "t1"]
+    r.host("config", *good)
+    assert got and got[0]["device"] == "dev-9"
+    bad = list(good)
+    bad[1] = "zz"
+    out = r.host("config", *bad)
+    assert out[1]["t"] == "error" and out[1]["code"] == codec.E_CONFIG
+    assert "colour" in out[1]["detail"]
+
+
+@pytest.mark.parametrize(
+    "state",
+    [c.CONNECTING, c.WAIT_SEAT, c.IDLE, c.LOCKED, c.ALLLOCKED, c.ERROR],
+)
+def test_every_state_has_a_screen_and_led(state: int) -> None:
+    r = Rig()
+    r.welcome()
+    r.ctl.state = state
+    r.ctl.error = "broken"
+    lines, led = render(r.ctl)
+    assert lines and all(len(line) <= 16 for line in lines) and len(lines) <= 8
+    assert len(led) == 6
+    lines, led = render(r.ctl, battery_low=True)
+    assert lines[-1] == "LOW BATTERY"

@@ -1,0 +1,121 @@
+"""The simulated controller over a pty, on the MicroPython unix port (96 KB heap) and CPython."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dialbox.sim import SimController
+from dialbox_protocol import codec
+from tests.firmware.standin import HostStandin
+
+PIXOID = [[None, 0b01010101, 0], [None, 0b1111111110, 1], None]
+RUNTIMES = ["micropython", "cpython"]
+
+
+@pytest.fixture(params=RUNTIMES)
+def runtime(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def sim(runtime: str, tmp_path: Path) -> Iterator[SimController]:
+    with SimController("sim-t", runtime=runtime, state_dir=tmp_path) as s:  # type: ignore[arg-type]
+        yield s
+
+
+def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController) -> None:
+    """Handshake, prompt, turns with bounce, commit, power cut, snapshot, reveal verified."""
+    host = HostStandin(sim.device_path)
+    try:
+        snap = host.handshake()
+        assert snap["pid"] is None and snap["state"] == "idle"
+        sim.wait_state("idle")
+        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID])
+        sim.wait_state("programming")
+        sim.turn(0, 1)
+        sim.turn(1, 3, bounce=True)
+        host.expect("status", state="editing")
+        sim.wait_for(lambda v: "C 4" in v.lines, what="centre wheel on 4")
+        assert sim.led() == "43a047"  # digit 4's colour
+        sim.press(100)
+        commit = host.expect("commit", pid=17)
+        sim.wait_state("locked")
+        assert sim.screen()[0].startswith("LOCKED")
+        assert not any("sel" in m for m in host.log if isinstance(m, dict))
+        sim.kill()
+        sim.start()
+        snap = host.handshake()
+        assert snap["state"] == "locked" and snap["commitment"] == commit["commitment"]
+        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID])
+        host.send("alllocked", [17])
+        reveal = host.expect("reveal", pid=17)
+        assert reveal["sel"] == [2, 4, -1]
+        assert codec.verify_reveal(
+            commit["commitment"], reveal["sel"], reveal["nonce"], 17, "sim-t"
+        )
+        host.send("revealed", [17, [[0, "E 4"], [1, "S 2"]], "Pixoid escapes"])
+        view = sim.wait_state("revealed")
+        assert "Pixoid escapes" in view.lines and "1 E 4" in view.lines
+    finally:
+        host.close()
+
+
+def test_long_press_unlocks(sim: SimController) -> None:
+    host = HostStandin(sim.device_path)
+    try:
+        host.handshake()
+        host.send("prompt", [3, True, True, "Wager", [None, [None, 0b1110, 1], None]])
+        sim.wait_state("programming")
+        sim.press(80)
+        host.expect("commit", pid=3)
+        sim.wait_state("locked")
+        sim.press(1100)
+        host.expect("uncommit", pid=3)
+        sim.wait_state("programming")
+    finally:
+        host.close()
+
+
+def test_unplug_and_replug_resends_the_commit(sim: SimController) -> None:
+    host = HostStandin(sim.device_path)
+    host.handshake()
+    host.send("prompt", [8, True, True, "Go", PIXOID])
+    sim.wait_state("programming")
+    host.close()
+    sim.unplug()
+    sim.press(100)  # locked while unplugged: the commit waits for the link
+    sim.wait_state("locked")
+    sim.replug()
+    assert sim.link_path.resolve() == Path(sim.device_path)
+    host = HostStandin(str(sim.link_path))
+    try:
+        snap = host.handshake()
+        assert snap["state"] == "locked"
+        commit = host.expect("commit", pid=8)
+        assert commit["commitment"] == snap["commitment"]
+    finally:
+        host.close()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_auto_player_locks_a_legal_choice(runtime: str) -> None:
+    with SimController("bot-1", runtime=runtime, auto=True) as sim:  # type: ignore[arg-type]
+        host = HostStandin(sim.device_path)
+        try:
+            host.handshake()
+            wheels = [[None, 0b01010101, 0], [None, 0b0000101000, 3], None]
+            host.send("prompt", [21, True, False, "Auto", wheels])
+            commit = host.expect("commit", pid=21)
+            host.send("alllocked", [21])
+            reveal = host.expect("reveal", pid=21)
+            assert reveal["sel"][0] in (0, 2, 4, 6)
+            assert reveal["sel"][1] in (3, 5)
+            assert reveal["sel"][2] == -1
+            assert codec.verify_reveal(
+                commit["commitment"], reveal["sel"], reveal["nonce"], 21, "bot-1"
+            )
+        finally:
+            host.close()
