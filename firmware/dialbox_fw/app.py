@@ -133,10 +133,10 @@ async def start_mqtt(app, hal):
 
 async def run(hal, cfg_path="config.json", store=None, extra=None):
     app = App(hal, cfg_path, store)
-    from dialbox_fw.transports.serial import SerialLink
-
     serial = hal.serial_stream()
     if serial is not None:
+        from dialbox_fw.transports.serial import SerialLink
+
         app.add_link(SerialLink(serial))
     tasks = []
     if configmod.uses_mqtt(app.cfg) and app.ctl.state != ctlmod.ERROR:

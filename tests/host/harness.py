@@ -93,3 +93,55 @@ def check_integrity(journal: Journal, controllers: list[ControllerDouble],
     assert len(decisions) == len(set(decisions)), f"a decision was applied twice: {decisions}"
     assert decisions == sorted(decisions)
     return len(decisions)
+
+
+class Broker:
+    """A real Mosquitto with a generated ACL config on an ephemeral port, stopped by pid."""
+
+    def __init__(self, work: Path, uids: list[str], table: str = TABLE) -> None:
+        from dialbox.broker import write_broker_config
+        from dialbox.daemon.embedded import free_port
+
+        self.port = free_port()
+        self.files = write_broker_config(work / "broker", {table: uids}, port=self.port,
+                                         bind="127.0.0.1", admin_user="admin")
+        self.creds = self.files.credentials
+        self.proc: Any = None
+
+    async def start(self) -> None:
+        import shutil
+        import subprocess
+
+        from dialbox.daemon.embedded import wait_port
+
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        self.proc = subprocess.Popen([exe, "-c", str(self.files.conf)],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        await wait_port(self.port)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            self.proc.wait(10)
+            self.proc = None
+
+    def host_mqtt(self) -> dict[str, Any]:
+        return {"host": "127.0.0.1", "port": self.port, "user": "host",
+                "password": self.creds["host"]}
+
+    def device(self, uid: str, table: str = TABLE) -> dict[str, Any]:
+        return {"host": "127.0.0.1", "port": self.port, "table": table, "user": uid,
+                "password": self.creds[uid]}
+
+
+@contextlib.asynccontextmanager
+async def mqtt_doubles(broker: Broker, uids: list[str], **kw: Any
+                       ) -> AsyncIterator[list[ControllerDouble]]:
+    ds = [ControllerDouble(u, mqtt=broker.device(u), seed=i, **kw) for i, u in enumerate(uids)]
+    try:
+        for d in ds:
+            await d.start()
+        yield ds
+    finally:
+        for d in ds:
+            await d.stop()

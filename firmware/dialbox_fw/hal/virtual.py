@@ -6,14 +6,17 @@ object per line:
 
   test -> sim  {"op": "turn", "wheel": 0, "detents": -2, "bounce": false}
                {"op": "press", "ms": 120}
+               {"op": "mem"}     (answered by an "mem" event: heap after gc, peak)
                {"op": "quit"}
   sim -> test  {"ev": "view", "lines": [...], "led": "rrggbb", "state": "locked",
                 "wire": "locked", "pid": 17, "linked": true}
+               {"ev": "mem", "alloc": bytes, "free": bytes, "peak": bytes}
 
 Turns become the A/B pin waveform of a detented encoder and go through the same
 Quadrature decoder as the pin-interrupt driver, so bounce and fast spins are real input.
 """
 
+import gc
 import json
 import os
 import select
@@ -23,6 +26,8 @@ import sys
 from dialbox_fw.core import quadrature
 from dialbox_fw.core.clock import ticks_diff
 from dialbox_fw.core.controller import STATE_NAMES
+
+_MEM = hasattr(gc, "mem_alloc")  # MicroPython only
 
 
 def getenv(name, default=None):
@@ -72,6 +77,7 @@ class VirtualHal:
         self.sock = None
         self.rx = b""
         self.resets = 0
+        self.peak = 0  # highest gc.mem_alloc() seen by poll() (benchmarks)
         if control:
             host, port = control.rsplit(":", 1)
             addr = socket.getaddrinfo(host, int(port))[0][-1]
@@ -134,11 +140,15 @@ class VirtualHal:
 
     def poll(self, now):
         self.now = now
+        if _MEM:
+            used = gc.mem_alloc()
+            if used > self.peak:
+                self.peak = used
         if self.sock is None:
             return
         if not self.spoll.poll(0):
             return
-        data = self.sock.recv(512)
+        data = self.sock.recv(128)
         if not data:
             self.sock = None
             return
@@ -153,6 +163,11 @@ class VirtualHal:
             self.turn(cmd["wheel"], cmd["detents"], cmd.get("bounce", False))
         elif op == "press":
             self.press(cmd["ms"])
+        elif op == "mem":
+            gc.collect()
+            self.send(
+                {"ev": "mem", "alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": self.peak}
+            )
         elif op == "quit":
             raise SystemExit(0)
 
@@ -171,6 +186,10 @@ class VirtualHal:
                 "linked": ctl.linked,
                 "seat": ctl.seat,
             }
+            self.send(ev)
+
+    def send(self, ev):
+        if self.sock is not None:
             try:
                 self.sock.send(json.dumps(ev).encode() + b"\n")
             except OSError:

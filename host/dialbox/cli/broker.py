@@ -30,7 +30,11 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--tls-ca", default=None)
     c.add_argument("--tls-port", type=int, default=8883)
     c.set_defaults(func=run_config)
-    p.set_defaults(func=lambda _a: (p.print_help(), 2)[1])
+    def usage(_args: argparse.Namespace) -> int:
+        p.print_help()
+        return 2
+
+    p.set_defaults(func=usage)
 
 
 def run_config(args: argparse.Namespace) -> int:

@@ -23,11 +23,10 @@ def add_parser(sub: Any) -> None:
 
 async def probe(path: str, timeout: float) -> dict[str, Any]:
     """Open `path`, send identify (bounded retries), report the hello or the problem."""
-    from dialbox_protocol.frames import ProtocolError, to_frame
-    from dialbox_protocol.models import Hello, Identify
-
     from dialbox.transports import PortUnavailable
     from dialbox.transports.serial import SerialLink
+    from dialbox_protocol.frames import ProtocolError, to_frame
+    from dialbox_protocol.models import Hello, Identify
 
     row: dict[str, Any] = {"port": path}
     try:

@@ -58,13 +58,18 @@ class Daemon:
     def __init__(self, config: DaemonConfig, journal: Journal | None = None) -> None:
         self.config = config
         self.journal = journal or Journal(config.host.journal)
+        self.hubs: dict[str, MqttHub] = {}
         self.runners = {
             t.name: GameRunner(t.settings(), self.journal, config.host.name) for t in config.tables
         }
         self.sessions: list[Session] = []
-        self.hubs: dict[str, MqttHub] = {}
         self.watcher: SerialWatcher | None = None
         self.desk = SerialDesk(list(self.runners.values()))
+        if config.mqtt is not None:
+            m = config.mqtt
+            address = BrokerAddress(m.host, m.port, m.user, m.password, m.tls_ca, m.keepalive)
+            for name, runner in self.runners.items():
+                self.hubs[name] = self._hub(address, name, runner)
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
 
@@ -105,13 +110,8 @@ class Daemon:
                 )
                 self.watcher = SerialWatcher(self._serial_link, cfg.serial.ports, usb)
                 self._tasks.append(asyncio.create_task(self.watcher.run()))
-            if cfg.mqtt is not None:
-                m = cfg.mqtt
-                address = BrokerAddress(m.host, m.port, m.user, m.password, m.tls_ca, m.keepalive)
-                for name, runner in self.runners.items():
-                    hub = self._hub(address, name, runner)
-                    self.hubs[name] = hub
-                    self._tasks.append(asyncio.create_task(hub.run()))
+            for hub in self.hubs.values():
+                self._tasks.append(asyncio.create_task(hub.run()))
             await self._stop.wait()
         finally:
             for t in self._tasks:

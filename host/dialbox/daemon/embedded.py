@@ -157,11 +157,7 @@ async def run_demo(
                 sims, used_runtime = await _start_controllers(
                     stack, uids, work, runtime, mqtt, seed)
                 if daemon.watcher is not None:
-                    for sim in sims:
-                        path = getattr(sim, "device_path", None)
-                        if path and not str(path).startswith(str(work / "links")):
-                            daemon.watcher.watch(str(path))
-                    daemon.watcher.rescan()
+                    daemon.watcher.watch(str(work / "flash" / "*" / "tty"))
                 await asyncio.wait_for(runner.finished.wait(), timeout)
             finally:
                 daemon.stop()
@@ -184,16 +180,21 @@ async def _start_controllers(
     """The real firmware (dialbox.sim) when it is installed, else the protocol double."""
     sims: list[Any] = []
     if runtime != "double" and firmware_sim_available():
-        SimController = importlib.import_module("dialbox.sim").SimController
-
+        sim_mod = importlib.import_module("dialbox.sim")
         for uid in uids:
             kw: dict[str, Any] = {"runtime": runtime, "auto": True,
-                                  "state_dir": str(work / "flash" / uid)}
+                                  "state_dir": work / "flash" / uid}
+            (work / "flash" / uid).mkdir(parents=True, exist_ok=True)
             if mqtt is not None:
-                kw.update(link="mqtt", mqtt=_mqtt_for(mqtt, uid))
-            sim = SimController(uid, **kw)
-            stack.enter_context(sim)
+                m = _mqtt_for(mqtt, uid)
+                kw.update(link="mqtt", mqtt=sim_mod.MqttSettings(
+                    host=m["host"], port=m["port"], table=m["table"], user=uid,
+                    password=m["password"]))
+            sim = sim_mod.SimController(uid, **kw)
             sims.append(sim)
+        await asyncio.gather(*(asyncio.to_thread(sim.start) for sim in sims))
+        for sim in sims:
+            stack.push_async_callback(asyncio.to_thread, sim.stop)
         return sims, runtime
     for i, uid in enumerate(uids):
         double = ControllerDouble(uid, auto=True, seed=seed * 100 + i,

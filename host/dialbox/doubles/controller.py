@@ -64,6 +64,7 @@ class ControllerDouble:
         self._seq = 0
         self._unacked: dict[int, tuple[bytes, float]] = {}
         self._seen: list[int] = []
+        self._resend: list[Any] = []
         self._reader = codec.FrameReader()
         self._master: int | None = None
         self._slave: int | None = None
@@ -205,7 +206,6 @@ class ControllerDouble:
         self.welcomed.clear()
 
     async def replug(self) -> None:
-        self._unacked.clear()
         if self.mqtt is not None:
             self._spawn(self._mqtt_loop())
             await asyncio.wait_for(self.connected.wait(), 10)
@@ -280,6 +280,7 @@ class ControllerDouble:
         if msg["seq"]:
             self.send("ack", msg["seq"])
             if t == "welcome":
+                self._resend = [codec.decode_frame(f) for f, _at in self._unacked.values()]
                 self._seq = 0
                 self._unacked.clear()
                 self._seen = []
@@ -291,6 +292,13 @@ class ControllerDouble:
             s = self.secret
             self.send("snapshot", s["pid"] if s else None, "locked" if s else "idle",
                       s["commitment"] if s and s.get("commitment") else None)
+            # what the old session never acknowledged goes again (a reveal is never lost)
+            for m in self._resend:
+                if isinstance(m, dict) and m["t"] in ("commit", "uncommit", "reveal"):
+                    spec = codec.message_spec(m["t"])
+                    assert spec is not None
+                    self.send(m["t"], *[m[f] for f, _ty in spec[3]])
+            self._resend = []
             self.welcomed.set()
         elif t == "prompt":
             self._prompt(msg)

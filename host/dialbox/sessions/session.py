@@ -229,8 +229,7 @@ class Session:
             return
         if not self.welcomed:
             # A controller that talks without a session (it rebooted, or we did): start one.
-            if msg.reliable:
-                self.post(Ack(ref=msg.seq))
+            # Its frame is not acknowledged: it will come again after the welcome.
             self._identify()
             return
         if msg.reliable:

@@ -37,6 +37,8 @@ Runtime = Literal["micropython", "cpython"]
 LinkKind = Literal["pty", "mqtt"]
 
 START_TIMEOUT = 15.0
+HEAP_PTY = "96k"
+HEAP_MQTT = "128k"
 
 
 class SimError(RuntimeError):
@@ -115,7 +117,7 @@ class SimController:
         auto: bool = False,
         state_dir: Path | None = None,
         mqtt: MqttSettings | None = None,
-        heap: str = "96k",
+        heap: str | None = None,
     ) -> None:
         if link == "mqtt" and mqtt is None:
             mqtt = MqttSettings()
@@ -125,7 +127,9 @@ class SimController:
         self.board = board
         self.auto = auto
         self.mqtt = mqtt
-        self.heap = heap
+        # MicroPython heap: 96 KB over the pty (the target); the MQTT client and its socket
+        # streams need more on the 64-bit unix port (see docs/controller.md, Memory)
+        self.heap = heap or (HEAP_PTY if link == "pty" else HEAP_MQTT)
         self._own_dir = state_dir is None
         self.state_dir = (
             Path(tempfile.mkdtemp(prefix=f"dialbox-sim-{uid}-")) if state_dir is None else state_dir
@@ -136,6 +140,7 @@ class SimController:
         self._cond = threading.Condition(self._lock)
         self._view = SimView()
         self._views = 0
+        self._mem: dict[str, Any] | None = None
         self._relay: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -398,6 +403,10 @@ class SimController:
                     continue
                 if ev.get("ev") == "view":
                     self._on_view(ev)
+                elif ev.get("ev") == "mem":
+                    with self._cond:
+                        self._mem = ev
+                        self._cond.notify_all()
 
     def _on_view(self, ev: dict[str, Any]) -> None:
         with self._cond:
@@ -439,6 +448,21 @@ class SimController:
     def press(self, ms: int = 100) -> None:
         """Hold the button for ms milliseconds: short (< 800 ms) locks, ~1 s unlocks."""
         self._control({"op": "press", "ms": ms})
+
+    def memory(self, timeout: float = 10.0) -> dict[str, int]:
+        """The firmware's heap: {"alloc", "free"} after a gc.collect(), and the "peak" alloc
+        seen by its main loop since boot (bytes)."""
+        with self._cond:
+            self._mem = None
+        self._control({"op": "mem"})
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while self._mem is None:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SimError(f"{self.uid}: no memory report; log: {self.log_tail()}")
+                self._cond.wait(left)
+            return {k: int(v) for k, v in self._mem.items() if k != "ev"}
 
     def view(self) -> SimView:
         with self._lock:
