@@ -50,13 +50,20 @@ def medals_from_history(game: Stadium) -> list[list[int]]:
     return board
 
 
+HOUSE_RULES = st.fixed_dictionaries({}, optional={
+    "wager_limit": st.sampled_from([9, 15, 30]),
+    "fencing_zero_dice": st.sampled_from(["green-red-yellow", "red-yellow"]),
+    "equestrian_zero_ranked": st.booleans(),
+})
+
+
 @GAMES
 @given(players=st.sampled_from([4, 6]), seed=st.integers(0, 2**32 - 1), mix=st.integers(0, 63),
-       physical=st.booleans())
+       physical=st.booleans(), house=HOUSE_RULES)
 def test_random_games_end_after_ten_trials_with_consistent_books(
-    players: int, seed: int, mix: int, physical: bool
+    players: int, seed: int, mix: int, physical: bool, house: dict[str, Any]
 ) -> None:
-    game = Stadium({"players": players, "seed": seed, "physical_dice": physical})
+    game = Stadium({"players": players, "seed": seed, "physical_dice": physical, **house})
     assert [TILES[k].kind for k in game.track] == list(LAYOUT)
     assert len(set(game.track)) == 10
 

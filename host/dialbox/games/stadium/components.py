@@ -24,6 +24,7 @@ class TrialTile:
     talk: str
     medals: str
     passes_first_player: bool
+    summary: str = ""
     numbers: dict[str, Any] = field(default_factory=dict)
     samples: tuple[str, ...] = ()
 
@@ -35,13 +36,14 @@ def load_tiles(path: Path = HERE / "tiles.json") -> tuple[tuple[str, ...], dict[
     """The track layout (tile backs in playing order) and the tiles by key."""
     raw = json.loads(path.read_text())
     tiles: dict[str, TrialTile] = {}
-    fixed = {"name", "kind", "talk", "medals", "passes_first_player", "samples"}
+    fixed = {"name", "kind", "talk", "medals", "passes_first_player", "samples", "summary"}
     for key, t in raw["tiles"].items():
         if t["kind"] not in KINDS:
             raise ValueError(f"tile {key}: unknown kind {t['kind']!r}")
         tiles[key] = TrialTile(
             key, t["name"], t["kind"], t["talk"], t["medals"], bool(t["passes_first_player"]),
-            {k: v for k, v in t.items() if k not in fixed}, tuple(t.get("samples", ())),
+            str(t.get("summary", "")), {k: v for k, v in t.items() if k not in fixed},
+            tuple(t.get("samples", ())),
         )
     return tuple(raw["layout"]), tiles
 

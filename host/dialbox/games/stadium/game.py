@@ -403,12 +403,13 @@ class Stadium(Game):
         for index, key in enumerate(self.track):
             tile = TILES[key]
             self.revealed = index + 1
-            self.stage = {"trial": key, "name": tile.name, "talk": tile.talk}
+            self.stage = {"trial": key, "name": tile.name, "talk": tile.talk,
+                          "summary": tile.summary}
             self.score = [None] * self.n
             self._awards = []
             self.emit("stadium.reveal", f"Trial {index + 1}: {tile.name} "
                       f"(communication {tile.talk}).", trial=key, talk=tile.talk,
-                      medals=tile.medals, index=index)
+                      medals=tile.medals, index=index, summary=tile.summary)
             yield from TRIALS[key](self)
             self.history.append({"trial": key, "awards": list(self._awards),
                                  "energy": list(self.energy)})
