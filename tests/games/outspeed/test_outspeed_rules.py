@@ -180,7 +180,7 @@ def test_centre_wheel_x_with_the_route() -> None:
     assert centre is not None and centre.allowed == frozenset(range(6))
     with pytest.raises(IllegalChoice, match="at most 5"):
         g.apply({0: (-1, 6, 0), 1: (-1, 0, 2), 2: (-1, 0, 2)})
-    with pytest.raises(IllegalChoice, match="only counts for the route marked X"):
+    with pytest.raises(IllegalChoice, match="only counts for a route marked X"):
         g.apply({0: (-1, 5, 0), 1: (-1, 3, 2), 2: (-1, 0, 2)})
     g.apply({0: (-1, 5, 0), 1: (-1, 9, 0), 2: (-1, 0, 2)})
     assert g.over and g.fuel == [0, 0, 9]

@@ -264,6 +264,11 @@ def parse_tile_set(data: Mapping[str, Any], name: str = "tiles") -> TileSet:
 _CACHE: dict[str, TileSet] = {}
 
 
+def register_tile_set(name: str, tileset: TileSet) -> None:
+    """Make a tile set built in code playable as option tile_set=name (tests, editors)."""
+    _CACHE[name] = tileset
+
+
 def load_tile_set(name: str) -> TileSet:
     """A bundled set by name ("sample") or a path to a .toml file; cached per name."""
     if name in _CACHE:
