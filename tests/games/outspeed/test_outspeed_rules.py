@@ -269,3 +269,11 @@ def test_views_after_the_race_and_racers_beat_random_play() -> None:
         racer_wins += sum(1 for w in g.result.winners if w % 2 == 0)
         random_wins += sum(1 for w in g.result.winners if w % 2 == 1)
     assert racer_wins > 2 * random_wins
+
+
+def test_an_eighth_forcefield_has_no_marker_left() -> None:
+    g = at([1, 13], [9, 9, 9], [2, 6, 9],
+           pos={"tokens": [["forcefield"], [], []], "forcefields": {"3": 4, "12": 3}})
+    events = g.apply({0: (-1, 4, -1)})  # Forcefield
+    assert "outspeed.forcefield.none" in [e.kind for e in events]
+    assert g.track.forcefields == {3: 4, 12: 3} and g.bonus.discard == ["forcefield"]

@@ -37,6 +37,7 @@ from dialbox.games.outspeed.tokens import (
     ELECTROMAGNET,
     FLAMETHROWER,
     FORCEFIELD,
+    FORCEFIELD_TOKENS,
     FUEL_TANK,
     ION_CANNON,
     KINDS,
@@ -473,6 +474,10 @@ class Outspeed(Game):
                     if z == ahead[0]:
                         move[t] = move.get(t, 0) - 2
             elif kind == FORCEFIELD:
+                if sum(self.track.forcefields.values()) >= FORCEFIELD_TOKENS:
+                    self.emit("outspeed.forcefield.none", f"Seat {s + 1}'s Forcefield has no "
+                              "effect: all Forcefield markers are on the boards.", seat=s)
+                    continue
                 self.track.forcefields[zone] = self.track.forcefields.get(zone, 0) + 1
                 self.emit("outspeed.forcefield", f"Seat {s + 1} raises a Forcefield on zone "
                           f"{zone}.", seat=s, zone=zone)
