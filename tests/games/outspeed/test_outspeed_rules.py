@@ -277,3 +277,15 @@ def test_an_eighth_forcefield_has_no_marker_left() -> None:
     events = g.apply({0: (-1, 4, -1)})  # Forcefield
     assert "outspeed.forcefield.none" in [e.kind for e in events]
     assert g.track.forcefields == {3: 4, 12: 3} and g.bonus.discard == ["forcefield"]
+
+
+def test_the_race_draws_for_a_terminal() -> None:
+    from rich.console import Console
+
+    from dialbox.games.outspeed import draw
+
+    g = at([11, 13], [9, 9, 9], [2, 6, 9], pos={"forcefields": {"6": 1}})
+    console = Console(width=100, record=True)
+    console.print(draw(g.view(0)))
+    text = console.export_text()
+    assert "Sample 11" in text and "alone" in text and "[2]" in text

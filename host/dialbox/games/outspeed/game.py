@@ -754,6 +754,8 @@ def tile_view(tile: TrackTile, side: str) -> dict[str, Any]:
                 "fuel": amount_view(r.fuel_gain),
                 "bonus": amount_view(r.bonus),
                 "text": r.text(),
+                "condition": r.condition_text(),
+                "effect": r.effect_text(),
             }
             for c, r in tile.side(side).routes.items()
         },
