@@ -129,6 +129,12 @@ def test_registry_and_setup() -> None:
 @pytest.mark.parametrize("opts", [
     {"players": 2}, {"players": 7}, {"players": 4, "variant": "sprint"},
     {"players": 4, "x_dial": "never"},
+    {"players": 3, "position": {"tiles": [1, 13], "zones": [2, 2], "fuel": [5, 5]}},
+    {"players": 3, "position": {"tiles": [99], "zones": [2, 2, 2], "fuel": [5, 5, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 30], "fuel": [5, 5, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 2], "fuel": [5, -1, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 2], "fuel": [5, 5, 5],
+                                "tokens": [["nitro"], ["laser"], []]}},
 ])
 def test_bad_options(opts: dict[str, Any]) -> None:
     with pytest.raises(InvalidOptions):

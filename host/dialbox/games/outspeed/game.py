@@ -115,7 +115,7 @@ class OutspeedOptions(GameOptions):
     """Outspeed's options; see docs/rules-notes.md for why each named option exists."""
 
     tile_set: str = "sample"
-    """A bundled tile set by name, or a path to a tile-set TOML file."""
+    """A bundled tile set by name, a path to a tile-set TOML file, or a registered name."""
     x_dial: Literal["programming", "resolution"] = "programming"
     """When the centre-wheel X is dialled: with the route, or after the routes are revealed."""
     forced_routes: Literal["any", "cheapest"] = "any"
@@ -189,6 +189,8 @@ class Outspeed(Game):
         n = self.opts.players
         if len(pos.zones) != n or len(pos.fuel) != n or (pos.tokens and len(pos.tokens) != n):
             raise InvalidOptions(f"outspeed: position lists must have one entry per seat ({n})")
+        if pos.boards not in (2, 3) or any(f < 0 for f in pos.fuel):
+            raise InvalidOptions("outspeed: a position has 2 or 3 boards and no negative Fuel")
         bad = [t for t in pos.tiles if t not in self.tileset.tiles]
         if not pos.tiles or bad:
             raise InvalidOptions(f"outspeed: position tiles unknown to the tile set: {bad}")
