@@ -32,15 +32,20 @@ def play_random(game: Game, rng: random.Random) -> int:
         n += 1
 
 
-def outspeed_rate(seconds: float, players: int | None = None) -> tuple[float, float, int]:
-    """(games/s, decisions/s, games) over about `seconds` of random 3-6 player games."""
+def outspeed_rate(seconds: float, players: int | None = None, quiet: bool = False,
+                  ) -> tuple[float, float, int]:
+    """(games/s, decisions/s, games) over about `seconds` of random 3-6 player games.
+
+    quiet=True records no events (bot playouts); otherwise every event text is built, as the
+    daemon does.
+    """
     rng = random.Random(1)
     games = decisions = 0
     start = time.perf_counter()
     elapsed = 0.0
     while elapsed < seconds:
         n = players or 3 + games % 4
-        g = Outspeed({"players": n, "seed": games})
+        g = Outspeed({"players": n, "seed": games}, quiet=quiet)
         decisions += play_random(g, rng)
         games += 1
         elapsed = time.perf_counter() - start
@@ -76,6 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     for n in (3, 6):
         gps_n, dps_n, _ = outspeed_rate(args.seconds / 2, n)
         print(f"outspeed {n} players: {gps_n:,.0f} games/s, {dps_n:,.0f} decisions/s")
+    gps_q, dps_q, _ = outspeed_rate(args.seconds / 2, quiet=True)
+    print(f"outspeed quiet (no events, as bot playouts run): {gps_q:,.0f} games/s, "
+          f"{dps_q:,.0f} decisions/s")
     try:
         pps = chess_rate(args.seconds)
     except ImportError:
