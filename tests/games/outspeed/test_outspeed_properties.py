@@ -119,9 +119,12 @@ def test_replay_is_deterministic(opts: dict[str, Any], kinds: list[str]) -> None
     assert [e.to_json() for e in again.events] == [e.to_json() for e in game.events]
     # The same options and answers give the same game, decision for decision.
     twin = Outspeed(opts)
+    quiet = Outspeed(opts, quiet=True)
     for answers in game.log:
         twin.apply(answers)
+        quiet.apply(answers)
     assert twin.snapshot() == game.snapshot()
+    assert quiet.snapshot() == game.snapshot() and quiet.events == []
 
 
 # ------------------------------------------------------------------ any tile the format allows

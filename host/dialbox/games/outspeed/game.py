@@ -510,9 +510,10 @@ class Outspeed(Game):
         for s, c in choice.items():
             by_route[c].append(s)
         counts = {c: len(by_route[c]) for c in ROUTES}
-        self.emit("outspeed.routes", "Routes: " + ", ".join(
-            f"seat {s + 1} {c}" for s, c in choice.items()),
-            routes={str(s): c for s, c in choice.items()}, counts=counts)
+        if not self.quiet:
+            self.emit("outspeed.routes", "Routes: " + ", ".join(
+                f"seat {s + 1} {c}" for s, c in choice.items()),
+                routes={str(s): c for s, c in choice.items()}, counts=counts)
         pay: list[int] = []
         gain: list[int] = []
         for colour, route in lit.items():
@@ -567,7 +568,7 @@ class Outspeed(Game):
                 self.fuel[s] = before - cost
                 if self.fuel[s] == 0 and not finish:
                     out.append((s, "ran out of Fuel"))
-            if cost:
+            if cost and not self.quiet:
                 self.emit("outspeed.fuel", f"Seat {s + 1} pays {cost} Fuel: {before} -> "
                           f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
         for s, why in out:
@@ -593,8 +594,10 @@ class Outspeed(Game):
             if fuel[s]:
                 before = self.fuel[s]
                 self.fuel[s] += fuel[s]
-                self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: {before} -> "
-                          f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
+                if not self.quiet:
+                    self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: "
+                              f"{before} -> {self.fuel[s]}.", seat=s, before=before,
+                              after=self.fuel[s])
             if steps[s] > 0:
                 self._move(s, steps[s], "tile")
         boards = self.track.boards
@@ -651,11 +654,14 @@ class Outspeed(Game):
             got.remove(keep)
             self.bonus.to_bottom(got[0])
         self.held[seat].append(keep)
-        self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
+        if not self.quiet:
+            self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
 
     def _move(self, seat: int, steps: int, cause: str) -> int | None:
         boards = self.track.boards
         m = self.track.move(seat, steps)
+        if self.quiet:
+            return m.end
         if m.added_board:
             self.emit("outspeed.board_added", "The third Progression board is placed ahead.",
                       boards=self.track.boards, front=self.track.front)
@@ -704,6 +710,8 @@ class Outspeed(Game):
         return finished
 
     def _announce_tile(self) -> None:
+        if self.quiet:
+            return
         tile = self.tile
         self.emit("outspeed.tile", f"Turn {self.turn}: {tile.title} ({self.side} side).",
                   tile=tile.number, turn=self.turn, finish=tile.finish, side=self.side)
