@@ -119,6 +119,79 @@ def test_replay_is_deterministic(opts: dict[str, Any], kinds: list[str]) -> None
     assert [e.to_json() for e in again.events] == [e.to_json() for e in game.events]
     # The same options and answers give the same game, decision for decision.
     twin = Outspeed(opts)
+    quiet = Outspeed(opts, quiet=True)
     for answers in game.log:
         twin.apply(answers)
+        quiet.apply(answers)
     assert twin.snapshot() == game.snapshot()
+    assert quiet.snapshot() == game.snapshot() and quiet.events == []
+
+
+# ------------------------------------------------------------------ any tile the format allows
+
+COLOURS = ("red", "yellow", "green")
+
+
+@st.composite
+def amounts(draw: st.DrawFn, x: bool = False) -> int | str:
+    fixed = draw(st.integers(0, 4))
+    terms = [str(fixed)] if fixed or draw(st.booleans()) else []
+    terms += draw(st.lists(st.sampled_from(COLOURS), max_size=1))
+    terms += [f"{d} die" for d in draw(st.lists(st.sampled_from(["yellow", "blue"]),
+                                                 max_size=2))]
+    if x:
+        terms.append("X")
+    if not terms:
+        return 0
+    return fixed if terms == [str(fixed)] else " + ".join(terms)
+
+
+@st.composite
+def routes(draw: st.DrawFn) -> dict[str, Any]:
+    x = draw(st.integers(0, 9)) == 0
+    route: dict[str, Any] = {
+        "cost": {"fuel": draw(amounts(x))},
+        "benefit": {"move": draw(amounts(x)), "fuel": draw(amounts()),
+                    "bonus": draw(st.integers(0, 2))},
+    }
+    cond = draw(st.sampled_from(["none", "capacity", "alone"]))
+    if cond == "capacity":
+        route["capacity"] = draw(st.integers(1, 3))
+    elif cond == "alone":
+        route["alone"] = True
+    return route
+
+
+@st.composite
+def tile_sets(draw: st.DrawFn) -> dict[str, Any]:
+    tiles = []
+    finish = draw(st.integers(1, 4))
+    for number in range(1, 13 + finish):
+        tile: dict[str, Any] = {"number": number}
+        for side in ("3-4", "5-6"):
+            lit = draw(st.lists(st.sampled_from(COLOURS), min_size=1, max_size=3, unique=True))
+            tile[side] = {c: draw(routes()) for c in lit}
+        tiles.append(tile)
+    return {"set": {"name": "generated"}, "tile": tiles}
+
+
+@settings(max_examples=40, deadline=None,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(tile_sets(), options, bot_kinds)
+def test_any_tile_set_in_the_format_plays_to_the_end(
+    data: dict[str, Any], opts: dict[str, Any], kinds: list[str]
+) -> None:
+    from dialbox.games.outspeed.tiles import parse_tile_set, register_tile_set
+
+    register_tile_set("generated-for-tests", parse_tile_set(data))
+    game = Outspeed({**opts, "tile_set": "generated-for-tests"})
+    start = game.snapshot()
+    bots = seat_bots(kinds, 3)
+    steps = 0
+    while game.pending is not None:
+        assert steps < MAX_DECISIONS * 3, "the race must end"
+        game.apply(answer_with_bots(game, bots))
+        check_invariants(game)
+        steps += 1
+    check_event_chains(game, start)
+    assert game.result is not None

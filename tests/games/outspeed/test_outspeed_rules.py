@@ -129,6 +129,12 @@ def test_registry_and_setup() -> None:
 @pytest.mark.parametrize("opts", [
     {"players": 2}, {"players": 7}, {"players": 4, "variant": "sprint"},
     {"players": 4, "x_dial": "never"},
+    {"players": 3, "position": {"tiles": [1, 13], "zones": [2, 2], "fuel": [5, 5]}},
+    {"players": 3, "position": {"tiles": [99], "zones": [2, 2, 2], "fuel": [5, 5, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 30], "fuel": [5, 5, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 2], "fuel": [5, -1, 5]}},
+    {"players": 3, "position": {"tiles": [1], "zones": [2, 2, 2], "fuel": [5, 5, 5],
+                                "tokens": [["nitro"], ["laser"], []]}},
 ])
 def test_bad_options(opts: dict[str, Any]) -> None:
     with pytest.raises(InvalidOptions):
@@ -180,7 +186,7 @@ def test_centre_wheel_x_with_the_route() -> None:
     assert centre is not None and centre.allowed == frozenset(range(6))
     with pytest.raises(IllegalChoice, match="at most 5"):
         g.apply({0: (-1, 6, 0), 1: (-1, 0, 2), 2: (-1, 0, 2)})
-    with pytest.raises(IllegalChoice, match="only counts for the route marked X"):
+    with pytest.raises(IllegalChoice, match="only counts for a route marked X"):
         g.apply({0: (-1, 5, 0), 1: (-1, 3, 2), 2: (-1, 0, 2)})
     g.apply({0: (-1, 5, 0), 1: (-1, 9, 0), 2: (-1, 0, 2)})
     assert g.over and g.fuel == [0, 0, 9]
@@ -269,3 +275,23 @@ def test_views_after_the_race_and_racers_beat_random_play() -> None:
         racer_wins += sum(1 for w in g.result.winners if w % 2 == 0)
         random_wins += sum(1 for w in g.result.winners if w % 2 == 1)
     assert racer_wins > 2 * random_wins
+
+
+def test_an_eighth_forcefield_has_no_marker_left() -> None:
+    g = at([1, 13], [9, 9, 9], [2, 6, 9],
+           pos={"tokens": [["forcefield"], [], []], "forcefields": {"3": 4, "12": 3}})
+    events = g.apply({0: (-1, 4, -1)})  # Forcefield
+    assert "outspeed.forcefield.none" in [e.kind for e in events]
+    assert g.track.forcefields == {3: 4, 12: 3} and g.bonus.discard == ["forcefield"]
+
+
+def test_the_race_draws_for_a_terminal() -> None:
+    from rich.console import Console
+
+    from dialbox.games.outspeed import draw
+
+    g = at([11, 13], [9, 9, 9], [2, 6, 9], pos={"forcefields": {"6": 1}})
+    console = Console(width=100, record=True)
+    console.print(draw(g.view(0)))
+    text = console.export_text()
+    assert "Sample 11" in text and "alone" in text and "[2]" in text

@@ -37,6 +37,7 @@ from dialbox.games.outspeed.tokens import (
     ELECTROMAGNET,
     FLAMETHROWER,
     FORCEFIELD,
+    FORCEFIELD_TOKENS,
     FUEL_TANK,
     ION_CANNON,
     KINDS,
@@ -52,10 +53,35 @@ ROUTE_LETTER = {c: LETTER_FACES[i].label for i, c in enumerate(ROUTES)}
 """Right wheel: A = red light, B = yellow light, C = green light; D (blue) is never a route."""
 Step = Generator[Any, dict[int, Selection], Any]
 
-# Caches shared by all games: tile sets are loaded once per name and never change, so a route's
-# best cost and a route prompt's wheels depend only on these keys (the dice data is fixed too).
-_MIN_COSTS: dict[int, int] = {}
-_ROUTE_WHEELS: dict[tuple[int, int, str, int, str, str], tuple[str, Wheels]] = {}
+WheelKey = tuple[int, str, int, str, str]
+"""(tile number, side, Fuel, forced_routes, x_dial): all a route prompt's wheels depend on."""
+
+
+class PromptCache:
+    """Per tile set, shared by all games using it: routes' best costs and route prompts.
+
+    Tile sets never change once loaded, and the dice data is fixed, so these depend only on
+    their keys. The cache holds its tile set, so the route ids it is keyed by stay unique.
+    """
+
+    __slots__ = ("tileset", "min_costs", "route_wheels")
+
+    def __init__(self, tileset: TileSet) -> None:
+        self.tileset = tileset
+        self.min_costs: dict[int, int] = {}
+        self.route_wheels: dict[WheelKey, tuple[str, Wheels]] = {}
+
+
+_CACHES: dict[int, PromptCache] = {}
+
+
+def prompt_cache(tileset: TileSet) -> PromptCache:
+    cache = _CACHES.get(id(tileset))
+    if cache is None or cache.tileset is not tileset:
+        if len(_CACHES) > 64:
+            _CACHES.clear()
+        cache = _CACHES[id(tileset)] = PromptCache(tileset)
+    return cache
 
 TOKEN_FACES: tuple[Face, ...] = (Face("Pass", 0, "9e9e9e"),) + tuple(
     Face(SHORT[k], i + 1, c)
@@ -89,7 +115,7 @@ class OutspeedOptions(GameOptions):
     """Outspeed's options; see docs/rules-notes.md for why each named option exists."""
 
     tile_set: str = "sample"
-    """A bundled tile set by name, or a path to a tile-set TOML file."""
+    """A bundled tile set by name, a path to a tile-set TOML file, or a registered name."""
     x_dial: Literal["programming", "resolution"] = "programming"
     """When the centre-wheel X is dialled: with the route, or after the routes are revealed."""
     forced_routes: Literal["any", "cheapest"] = "any"
@@ -125,6 +151,7 @@ class Outspeed(Game):
         except TileFormatError as e:
             raise InvalidOptions(f"outspeed: {e}") from None
         self.dice = load_dice()
+        self._cache = prompt_cache(self.tileset)
         self.turn = 1
         self.phase = "setup"
         self.track = Racetrack()
@@ -162,6 +189,8 @@ class Outspeed(Game):
         n = self.opts.players
         if len(pos.zones) != n or len(pos.fuel) != n or (pos.tokens and len(pos.tokens) != n):
             raise InvalidOptions(f"outspeed: position lists must have one entry per seat ({n})")
+        if pos.boards not in (2, 3) or any(f < 0 for f in pos.fuel):
+            raise InvalidOptions("outspeed: a position has 2 or 3 boards and no negative Fuel")
         bad = [t for t in pos.tiles if t not in self.tileset.tiles]
         if not pos.tiles or bad:
             raise InvalidOptions(f"outspeed: position tiles unknown to the tile set: {bad}")
@@ -244,13 +273,13 @@ class Outspeed(Game):
 
     def min_cost(self, route: Route) -> int:
         """The best possible Fuel cost of a route as printed (X counted as 0)."""
-        low = _MIN_COSTS.get(id(route))
+        low = self._cache.min_costs.get(id(route))
         if low is None:
             a = route.fuel_cost
             low = a.fixed + sum(1 for c in a.colours if c == route.colour)
             for d in a.dice:
                 low += min(abs(f.value) for f in self.dice[d].faces)
-            _MIN_COSTS[id(route)] = low
+            self._cache.min_costs[id(route)] = low
         return low
 
     def route_choice(self, seat: int) -> tuple[list[str], dict[int, str], bool]:
@@ -282,13 +311,13 @@ class Outspeed(Game):
 
     def _route_ask(self, seat: int) -> Ask:
         opts = self.opts
-        key = (id(self.tileset), self.stack[0], self.side, self.fuel[seat], opts.forced_routes,
-               opts.x_dial)
-        cached = _ROUTE_WHEELS.get(key)
+        key = (self.stack[0], self.side, self.fuel[seat], opts.forced_routes, opts.x_dial)
+        store = self._cache.route_wheels
+        cached = store.get(key)
         if cached is None:
-            if len(_ROUTE_WHEELS) > 50_000:
-                _ROUTE_WHEELS.clear()
-            cached = _ROUTE_WHEELS[key] = self._build_route_wheels(seat)
+            if len(store) > 20_000:
+                store.clear()
+            cached = store[key] = self._build_route_wheels(seat)
         text, ws = cached
         return Ask(seat, "outspeed.route", text, ws)
 
@@ -297,9 +326,9 @@ class Outspeed(Game):
         ok, reasons, forced = self.route_choice(seat)
         right = Wheel.of(LETTER_FACES, [ROUTES.index(c) for c in ok], reasons)
         centre = None
-        xr = self._x_route()
-        if xr is not None and self.opts.x_dial == "programming":
-            top = self.x_limit(seat, xr, forced or xr.colour not in ok)
+        limits = self.x_limits(seat, ok, forced)
+        if limits and self.opts.x_dial == "programming":
+            top = max(limits.values())
             centre = Wheel.of(DIGIT_FACES, range(top + 1), {
                 d: f"X costs {d} Fuel on top of the route's cost; you can dial at most {top}"
                 for d in range(top + 1, 10)
@@ -311,22 +340,30 @@ class Outspeed(Game):
             text = f"{kind} {tile.number}: no affordable route, pick one"
         return text, wheels(None, centre, right)
 
-    def _x_route(self) -> Route | None:
-        for r in self.routes.routes.values():
-            if r.uses_x:
-                return r
-        return None
+    def x_limits(self, seat: int, ok: list[str], forced: bool) -> dict[str, int]:
+        """The largest X `seat` may dial on each X route of the tile in view."""
+        return {
+            c: self.x_limit(seat, r, forced or c not in ok)
+            for c, r in self.routes.routes.items() if r.uses_x
+        }
 
     def explain(self, ask: Ask, selection: Selection) -> str | None:
         if ask.topic != "outspeed.route" or ask.wheels[CENTRE] is None:
             return None
         colour = ROUTES[selection[RIGHT]]
         route = self.routes.routes.get(colour)
-        if route is None or route.uses_x:
+        if route is None:
             return None
-        if selection[CENTRE] != 0:
-            return (f"the centre wheel (X) only counts for the route marked X; leave it on 0 "
-                    f"for the {colour} route")
+        x = selection[CENTRE]
+        if not route.uses_x:
+            if x != 0:
+                return (f"the centre wheel (X) only counts for a route marked X; leave it on 0 "
+                        f"for the {colour} route")
+            return None
+        ok, _, forced = self.route_choice(ask.seat)
+        top = self.x_limit(ask.seat, route, forced or colour not in ok)
+        if x > top:
+            return f"on the {colour} route X costs {x} Fuel on top of its cost; at most {top}"
         return None
 
     # ------------------------------------------------------------------ the flow
@@ -439,6 +476,10 @@ class Outspeed(Game):
                     if z == ahead[0]:
                         move[t] = move.get(t, 0) - 2
             elif kind == FORCEFIELD:
+                if sum(self.track.forcefields.values()) >= FORCEFIELD_TOKENS:
+                    self.emit("outspeed.forcefield.none", f"Seat {s + 1}'s Forcefield has no "
+                              "effect: all Forcefield markers are on the boards.", seat=s)
+                    continue
                 self.track.forcefields[zone] = self.track.forcefields.get(zone, 0) + 1
                 self.emit("outspeed.forcefield", f"Seat {s + 1} raises a Forcefield on zone "
                           f"{zone}.", seat=s, zone=zone)
@@ -469,9 +510,10 @@ class Outspeed(Game):
         for s, c in choice.items():
             by_route[c].append(s)
         counts = {c: len(by_route[c]) for c in ROUTES}
-        self.emit("outspeed.routes", "Routes: " + ", ".join(
-            f"seat {s + 1} {c}" for s, c in choice.items()),
-            routes={str(s): c for s, c in choice.items()}, counts=counts)
+        if not self.quiet:
+            self.emit("outspeed.routes", "Routes: " + ", ".join(
+                f"seat {s + 1} {c}" for s, c in choice.items()),
+                routes={str(s): c for s, c in choice.items()}, counts=counts)
         pay: list[int] = []
         gain: list[int] = []
         for colour, route in lit.items():
@@ -498,7 +540,7 @@ class Outspeed(Game):
         pay.sort()
         gain.sort()
         if self.opts.x_dial == "resolution":
-            dialers = [s for s in pay if lit[choice[s]].uses_x]
+            dialers = sorted({s for s in pay + gain if lit[choice[s]].uses_x})
             if dialers:
                 asks = []
                 for s in dialers:
@@ -526,7 +568,7 @@ class Outspeed(Game):
                 self.fuel[s] = before - cost
                 if self.fuel[s] == 0 and not finish:
                     out.append((s, "ran out of Fuel"))
-            if cost:
+            if cost and not self.quiet:
                 self.emit("outspeed.fuel", f"Seat {s + 1} pays {cost} Fuel: {before} -> "
                           f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
         for s, why in out:
@@ -552,8 +594,10 @@ class Outspeed(Game):
             if fuel[s]:
                 before = self.fuel[s]
                 self.fuel[s] += fuel[s]
-                self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: {before} -> "
-                          f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
+                if not self.quiet:
+                    self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: "
+                              f"{before} -> {self.fuel[s]}.", seat=s, before=before,
+                              after=self.fuel[s])
             if steps[s] > 0:
                 self._move(s, steps[s], "tile")
         boards = self.track.boards
@@ -610,11 +654,14 @@ class Outspeed(Game):
             got.remove(keep)
             self.bonus.to_bottom(got[0])
         self.held[seat].append(keep)
-        self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
+        if not self.quiet:
+            self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
 
     def _move(self, seat: int, steps: int, cause: str) -> int | None:
         boards = self.track.boards
         m = self.track.move(seat, steps)
+        if self.quiet:
+            return m.end
         if m.added_board:
             self.emit("outspeed.board_added", "The third Progression board is placed ahead.",
                       boards=self.track.boards, front=self.track.front)
@@ -663,6 +710,8 @@ class Outspeed(Game):
         return finished
 
     def _announce_tile(self) -> None:
+        if self.quiet:
+            return
         tile = self.tile
         self.emit("outspeed.tile", f"Turn {self.turn}: {tile.title} ({self.side} side).",
                   tile=tile.number, turn=self.turn, finish=tile.finish, side=self.side)
@@ -715,6 +764,8 @@ def tile_view(tile: TrackTile, side: str) -> dict[str, Any]:
                 "fuel": amount_view(r.fuel_gain),
                 "bonus": amount_view(r.bonus),
                 "text": r.text(),
+                "condition": r.condition_text(),
+                "effect": r.effect_text(),
             }
             for c, r in tile.side(side).routes.items()
         },

@@ -109,12 +109,16 @@ class Route:
     def uses_x(self) -> bool:
         return self.fuel_cost.x or self.move.x or self.fuel_gain.x or self.bonus.x
 
-    def text(self) -> str:
-        cond = []
+    def condition_text(self) -> str:
+        """The condition line in words ('' if none)."""
         if self.capacity is not None:
-            cond.append(f"{self.capacity} silhouette{'s' if self.capacity != 1 else ''}")
+            return f"{self.capacity} silhouette{'s' if self.capacity != 1 else ''}"
         if self.alone:
-            cond.append("alone: free benefit, else pay and gain nothing")
+            return "alone: free benefit, else pay and gain nothing"
+        return ""
+
+    def effect_text(self) -> str:
+        """The cost and benefit lines in words."""
         gains = []
         if not self.move.is_zero:
             gains.append(f"move {self.move.text()}")
@@ -123,8 +127,11 @@ class Route:
         if not self.bonus.is_zero:
             gains.append(f"{self.bonus.text()} Bonus")
         cost = "free" if self.fuel_cost.is_zero else f"pay {self.fuel_cost.text()} Fuel"
-        head = f"{self.colour}" + (f" [{'; '.join(cond)}]" if cond else "")
-        return f"{head}: {cost} -> {', '.join(gains) or 'nothing'}"
+        return f"{cost} -> {', '.join(gains) or 'nothing'}"
+
+    def text(self) -> str:
+        cond = self.condition_text()
+        return f"{self.colour}{f' [{cond}]' if cond else ''}: {self.effect_text()}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,6 +269,11 @@ def parse_tile_set(data: Mapping[str, Any], name: str = "tiles") -> TileSet:
 
 
 _CACHE: dict[str, TileSet] = {}
+
+
+def register_tile_set(name: str, tileset: TileSet) -> None:
+    """Make a tile set built in code playable as option tile_set=name (tests, editors)."""
+    _CACHE[name] = tileset
 
 
 def load_tile_set(name: str) -> TileSet:
