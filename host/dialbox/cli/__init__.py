@@ -14,6 +14,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.demo",
     "dialbox.cli.protocol",
     "dialbox.cli.sim",
+    "dialbox.cli.firmware",
 )
 
 
