@@ -36,6 +36,8 @@ def add_parser(sub: Any) -> None:
     v.add_argument("--password", default="", help="MQTT password")
     v.add_argument("--table", default="table1", help="table name (MQTT topics dialbox/<table>/)")
     v.set_defaults(func=run_provision)
+    h = fsub.add_parser("hardware", help="regenerate hardware/<board>/ pinout and Wokwi diagram")
+    h.set_defaults(func=run_hardware)
     p.set_defaults(func=lambda _a: _usage(p))
 
 
@@ -53,6 +55,14 @@ def run_build(args: argparse.Namespace) -> int:
             f"{name:<18} {len(built.files):3d} files  {built.mpy_bytes:6d} bytes of .mpy  "
             f"{built.total_bytes:6d} bytes in all  -> {built.root}"
         )
+    return 0
+
+
+def run_hardware(_args: argparse.Namespace) -> int:
+    from dialbox.firmware_tools import hardware
+
+    for path in hardware.write_all():
+        print(f"wrote {path}")
     return 0
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import serial
 
@@ -42,35 +43,47 @@ class Provisioning:
         ]
 
 
-def _read_until(
-    port: serial.Serial, reader: codec.FrameReader, want: str, timeout: float
-) -> dict[str, object]:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        for msg in reader.feed(port.read(256)):
-            if isinstance(msg, dict):
+class _Link:
+    """The serial port plus the frames read but not yet looked at."""
+
+    def __init__(self, port: serial.Serial) -> None:
+        self.port = port
+        self.reader = codec.FrameReader()
+        self.backlog: list[dict[str, Any]] = []
+
+    def read_until(self, want: str, timeout: float) -> dict[str, Any]:
+        """The next `want` message; an `error` from the controller raises ProvisionError."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self.backlog:
+                msg = self.backlog.pop(0)
                 if msg["t"] == "error":
                     raise ProvisionError(f"controller refused: {msg['detail']}")
                 if msg["t"] == want:
                     return msg
-    raise ProvisionError(f"no {want} from the controller within {timeout:.0f} s")
+            if time.monotonic() > deadline:
+                raise ProvisionError(f"no {want} from the controller within {timeout:.1f} s")
+            for decoded in self.reader.feed(self.port.read(256)):
+                if isinstance(decoded, dict):
+                    self.backlog.append(decoded)
 
 
-def provision(port_name: str, p: Provisioning, attempts: int = 20) -> dict[str, object]:
+def provision(port_name: str, p: Provisioning, attempts: int = 20) -> dict[str, Any]:
     """identify -> hello, then a reliable `config` frame; returns the controller's hello.
 
     The controller checks every field (the same checks it runs at boot), stores
     config.json and restarts; a refused field comes back as ProvisionError.
     """
     with serial.Serial(port_name, 115200, timeout=0.05) as port:
-        reader = codec.FrameReader()
+        link = _Link(port)
         hello = None
+        identify = codec.encode(
+            "identify", 0, [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "provision"]
+        )
         for _ in range(attempts):
-            port.write(
-                codec.encode("identify", 0, [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "provision"])
-            )
+            port.write(identify)
             try:
-                hello = _read_until(port, reader, "hello", 0.5)
+                hello = link.read_until("hello", 0.5)
                 break
             except ProvisionError:
                 continue
@@ -80,15 +93,15 @@ def provision(port_name: str, p: Provisioning, attempts: int = 20) -> dict[str, 
         for _ in range(5):
             port.write(frame)
             try:
-                ack = _read_until(port, reader, "ack", 1.0)
+                ack = link.read_until("ack", 1.0)
             except ProvisionError as e:
                 if "refused" in str(e):
                     raise
                 continue
             if ack["ref"] == 1:
-                # an error frame right after the ack means the config was refused
+                # the controller answers a refused field with an error frame after the ack
                 try:
-                    _read_until(port, reader, "__none__", 0.3)
+                    link.read_until("error", 0.5)
                 except ProvisionError as e:
                     if "refused" in str(e):
                         raise
