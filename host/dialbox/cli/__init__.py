@@ -19,6 +19,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.play",
     "dialbox.cli.screen",
     "dialbox.cli.sim",
+    "dialbox.cli.firmware",
 )
 
 
