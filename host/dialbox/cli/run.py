@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -20,6 +21,23 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--example", action="store_true", help="print an example config and exit")
     p.add_argument("--check", action="store_true", help="validate the config and exit")
     p.set_defaults(func=run)
+
+
+async def show_tables(stack: contextlib.AsyncExitStack, daemon: Any, config: Any) -> None:
+    """The displays (dialbox.displays) of every table: screens on consecutive ports; the
+    LED strip and the terminal view follow the first table."""
+    from dialbox.displays.ledstrip import LedStripConfig
+    from dialbox.displays.show import TableDisplays
+
+    d = config.display
+    for i, (name, runner) in enumerate(daemon.runners.items()):
+        shown = await stack.enter_async_context(TableDisplays(
+            pace=d.pace, ledstrip=config.ledstrip if i == 0 else LedStripConfig(backend="none"),
+            host=d.host, port=d.port + i if d.port else 0, web=d.web,
+            terminal=d.terminal and i == 0))
+        shown.attach(runner)
+        if shown.url:
+            print(f"{name}: table screen at {shown.url}", flush=True)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -51,7 +69,9 @@ def run(args: argparse.Namespace) -> int:
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)
-        await daemon.run()
+        async with contextlib.AsyncExitStack() as displays:
+            await show_tables(displays, daemon, config)
+            await daemon.run()
 
     try:
         asyncio.run(main())

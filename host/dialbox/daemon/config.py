@@ -8,6 +8,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from dialbox.displays.ledstrip import LedStripConfig
+from dialbox.displays.show import ScreenConfig
 from dialbox.runner import TableSettings
 
 Name = str
@@ -91,6 +93,10 @@ class DaemonConfig(_Strict):
     serial: SerialSection = Field(default_factory=SerialSection)
     mqtt: MqttSection | None = None
     tables: list[TableSection] = Field(min_length=1)
+    display: ScreenConfig = Field(default_factory=ScreenConfig)
+    """[display]: the web table screen and terminal view (dialbox.displays)."""
+    ledstrip: LedStripConfig = Field(default_factory=LedStripConfig)
+    """[ledstrip]: the LED strip of the first table (dialbox.displays)."""
 
     @model_validator(mode="after")
     def _unique_tables(self) -> DaemonConfig:
@@ -147,4 +153,15 @@ game = "pixoid"
 players = 4
 bots = [4]          # seat 4 is a bot
 pairing = "press"   # a new controller presses its button to take the next free seat
+
+[display]           # the table screen: http://<pi>:8080/ (kiosk: see docs/displays.md)
+host = "0.0.0.0"
+port = 8080
+terminal = true     # live view of seats, locks and results on this console
+
+[ledstrip]          # WS2812 strip of the first table (pip install -e '.[pi]')
+backend = "neopixel"   # or "sim" (drawn on the table screen) or "none"
+pin = "D18"
+pixels = 60
+brightness = 0.5
 """

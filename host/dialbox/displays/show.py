@@ -14,6 +14,7 @@ import contextlib
 from collections.abc import Awaitable, Callable
 from types import TracebackType
 
+from pydantic import BaseModel, ConfigDict, Field
 from rich.console import Console
 
 from dialbox.displays.feed import PublicFeed
@@ -23,6 +24,21 @@ from dialbox.displays.public import TableView
 from dialbox.displays.screen import TableScreen
 from dialbox.displays.tablefeed import RunnerLike, TableFollower
 from dialbox.displays.terminal import TerminalView
+
+
+class ScreenConfig(BaseModel):
+    """[display] in the daemon's config file: the web table screen and the terminal view."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    web: bool = True
+    host: str = Field("0.0.0.0", description="0.0.0.0: every interface (the Pi's HDMI, phones)")
+    port: int = Field(8080, ge=0, le=65535)
+    """The first table's port; the next tables use the ports after it (0: any free port)."""
+    terminal: bool = True
+    """The live terminal view (of the first table) on the daemon's console."""
+    pace: float = Field(0.0, ge=0, le=5)
+    """Hold each lock/reveal on screen for a while (0: show states as they happen)."""
 
 
 class Displays:
@@ -103,11 +119,12 @@ class TableDisplays:
         terminal: bool = False,
         console: Console | None = None,
         on_moment: Callable[[TableView, str], Awaitable[None]] | None = None,
+        web: bool = True,
     ) -> None:
         self.feed = PublicFeed()
         self.pace = pace
         self.on_moment = on_moment
-        self.displays = Displays(self.feed, ledstrip, host, port, True, terminal, console)
+        self.displays = Displays(self.feed, ledstrip, host, port, web, terminal, console)
         self.follower: TableFollower | None = None
         self._task: asyncio.Task[None] | None = None
 

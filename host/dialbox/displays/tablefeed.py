@@ -129,6 +129,8 @@ def table_view(
         uid = s.get("uid")
         info = links.get(uid) if uid else None
         status = _status(s, p)
+        if over and status == "offline":
+            status = "waiting"  # the game is over: controllers may go to sleep
         seats.append(SeatView(
             seat=s["seat"], name=s["name"], colour=str(s["colour"]).lower(),
             occupant=s.get("kind", "empty"), uid=uid,
@@ -140,7 +142,7 @@ def table_view(
             online=bool(s.get("online")), status=status,
             team=s.get("team"), role=s.get("role"),
         ))
-        if status == "offline" and not over:  # after the game, controllers may sleep
+        if status == "offline":
             notices.append(Notice(
                 code="offline", seat=s["seat"], level="error",
                 text=f"{s['name']}'s controller ({uid}) is offline. Its lock, if any, is kept: "

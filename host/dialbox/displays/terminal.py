@@ -50,7 +50,9 @@ def seats_table(view: TableView) -> Table:
     statuses = {light.seat: light.status for light in seat_lights(view)}
     for s in view.seats:
         word, style = STATUS_STYLE[statuses.get(s.seat, s.status)]
-        who = s.occupant if s.occupant != "controller" else f"{s.uid} ({s.transport})"
+        who = s.occupant if s.occupant != "controller" else str(s.uid)
+        if s.transport:
+            who += f" ({s.transport}{', fw ' + s.firmware if s.firmware else ''})"
         link = "—"
         if s.heartbeat_age is not None:
             link = f"{s.heartbeat_age:.1f} s"

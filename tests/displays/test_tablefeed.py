@@ -1,0 +1,129 @@
+"""The adapter from the daemon's runner state to the displays' TableView."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from dialbox.displays.feed import PublicFeed
+from dialbox.displays.public import TableView
+from dialbox.displays.tablefeed import LinkInfo, Memory, TableFollower, table_view
+
+
+def seat(i: int, kind: str = "controller", online: bool = True, state: str = "idle",
+         uid: str | None = None) -> dict[str, Any]:
+    names = [("Red", "e53935"), ("Blue", "1e88e5"), ("Green", "43a047")]
+    return {"seat": i, "name": names[i][0], "colour": names[i][1], "kind": kind,
+            "uid": uid or (f"c{i}" if kind == "controller" else None), "online": online,
+            "team": None, "role": None, "state": state}
+
+
+def state(**changes: Any) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "table": "t", "game": "pixoid",
+        "seats": [seat(0, state="editing"), seat(1), seat(2, kind="bot")],
+        "prompt": {"pid": 7, "sealed": True, "phase": "open", "seats": [0, 1, 2],
+                   "locked": [2], "text": {0: "Move", 1: "Move", 2: "Move"}},
+        "revealed": None, "events": [], "view": {"round": 1}, "over": False, "result": None,
+    }
+    base.update(changes)
+    return base
+
+
+LINKS = {"c0": LinkInfo("serial", "1.0.0", 0.4, 3.0, 0),
+         "c1": LinkInfo("mqtt", "1.0.0", 1.2, None, 2)}
+
+
+def test_seats_and_prompt_status_without_choices() -> None:
+    v = table_view(state(), LINKS)
+    assert v.stage == "playing"
+    assert [a.status for a in v.prompt.asks] == ["programming", "waiting", "locked"]  # type: ignore[union-attr]
+    red = v.seats[0]
+    assert (red.transport, red.firmware, red.heartbeat_age, red.link) == ("serial", "1.0.0",
+                                                                           0.4, 1.0)
+    assert v.seats[1].link == 0.5  # two reliable frames waiting for an ack
+    assert v.seats[2].occupant == "bot" and v.seats[2].transport is None
+    assert v.prompt is not None and v.prompt.choices == () and v.reveal is None
+
+
+def test_all_locked_then_revealed_with_labels() -> None:
+    memory = Memory()
+    locked = state(prompt={"pid": 7, "sealed": True, "phase": "alllocked", "seats": [0, 1, 2],
+                           "locked": [0, 1, 2], "text": {0: "Move"}})
+    v = table_view(locked, LINKS, memory=memory)
+    assert v.prompt is not None and v.prompt.phase == "alllocked"
+    assert {a.status for a in v.prompt.asks} == {"locked"}
+    done = state(prompt=None, revealed={"pid": 7, "choices": [[0, "N 3"], [1, "E 1"],
+                                                              [2, "S 2"]], "summary": "moved"})
+    v = table_view(done, LINKS, memory=memory)
+    assert v.reveal is not None and v.reveal.sealed and v.reveal.text == "Move"
+    assert [(c.seat, c.text, [f.label for f in c.faces]) for c in v.reveal.choices] == [
+        (0, "N 3", ["N", "3"]), (1, "E 1", ["E", "1"]), (2, "S 2", ["S", "2"])]
+
+
+def test_offline_controller_and_void_are_told() -> None:
+    s = state(seats=[seat(0, online=False), seat(1), seat(2, kind="bot")],
+              events=[{"kind": "prompt.void", "text": "Asked again: seat 2: no", "data": {}}])
+    v = table_view(s, LINKS)
+    assert v.seats[0].status == "offline"
+    codes = {n.code: n for n in v.notices}
+    assert "Red's controller (c0) is offline" in codes["offline"].text
+    assert "asked again" in codes["void"].text
+    over = table_view(state(seats=[seat(0, online=False)], prompt=None, over=True,
+                            result={"text": "Red wins", "scores": {"0": 3}, "winners": [0]}))
+    assert over.stage == "over" and not over.notices and over.seats[0].status == "waiting"
+    assert over.result is not None and over.result.scores == {0: 3}
+
+
+def test_lobby_until_the_first_prompt() -> None:
+    v = table_view(state(prompt=None, seats=[seat(0), seat(1, kind="empty", uid=None)]),
+                   pairing={"c9": "press to sit"})
+    assert v.stage == "lobby" and v.pairing[0].uid == "c9"
+    assert v.seats[1].status == "empty"
+
+
+class FakeRunner:
+    def __init__(self) -> None:
+        self.sessions: dict[str, Any] = {}
+        self.pairing: dict[str, int] = {}
+        self.listeners: list[Any] = []
+        self.current = state()
+        self.feed = self
+
+    def listen(self, fn: Any) -> None:
+        self.listeners.append(fn)
+
+    def state(self) -> dict[str, Any]:
+        return self.current
+
+    def publish(self, st: dict[str, Any]) -> None:
+        self.current = st
+        for fn in self.listeners:
+            fn(st)
+
+
+def test_follower_publishes_every_state_and_marks_moments() -> None:
+    async def go() -> tuple[list[TableView], list[str]]:
+        runner = FakeRunner()
+        feed = PublicFeed()
+        seen: list[TableView] = []
+        feed.listen(seen.append)
+        moments: list[str] = []
+
+        async def camera(view: TableView, moment: str) -> None:
+            moments.append(moment)
+
+        follower = TableFollower(runner, feed, pace=0.001, on_moment=camera)
+        task = asyncio.create_task(follower.run())
+        runner.publish(state(prompt={"pid": 7, "sealed": True, "phase": "alllocked",
+                                     "seats": [0], "locked": [0], "text": {}}))
+        runner.publish(state(prompt=None, revealed={"pid": 7, "choices": [[0, "N 1"]],
+                                                    "summary": ""}))
+        await follower.drained()
+        task.cancel()
+        return seen, moments
+
+    seen, moments = asyncio.run(go())
+    assert [v.prompt.phase if v.prompt else "none" for v in seen[:3]] == [
+        "open", "alllocked", "none"]
+    assert moments == ["alllocked", "reveal"]
