@@ -64,8 +64,15 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                 "framereceived", lambda payload: frames.append(str(payload))))
 
             async def camera(view: TableView, moment: str) -> None:
-                """The first all-locked moment and its reveal: look at the page."""
-                if moment == "alllocked" and "alllocked" not in looked:
+                """The lobby, the first all-locked moment and its reveal: look at the page."""
+                if moment == "lobby":
+                    seated = next(s for s in view.seats if s.occupant == "controller")
+                    await page.wait_for_selector(
+                        f'#lobby tr[data-seat="{seated.seat}"]:has-text("{seated.uid}")')
+                    assert seated.transport == "serial" and seated.firmware
+                    await page.screenshot(path=shots / f"{game}-1-lobby.png")
+                    looked["lobby"] = 0
+                elif moment == "alllocked" and "alllocked" not in looked:
                     p = view.prompt
                     assert p is not None
                     await page.wait_for_selector(
@@ -92,7 +99,6 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                 assert shown.url is not None
                 await page.goto(shown.url)
                 await page.wait_for_selector("#link.ok")
-                await page.screenshot(path=shots / f"{game}-1-lobby.png")
 
                 def attach(runner: Any) -> None:
                     runner.feed.listen(daemon_states.append)
@@ -115,7 +121,7 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
 def test_a_whole_daemon_game_on_the_table_screen(game: str, tmp_path: Path) -> None:
     run = asyncio.run(play_in_browser(game, tmp_path / "chromium-profile"))
     assert run["errors"] == []
-    assert set(run["looked"]) == {"alllocked", "reveal"}
+    assert set(run["looked"]) == {"lobby", "alllocked", "reveal"}
     assert run["summary"].result is not None
 
     # Every WebSocket frame the page received: never a choice before its prompt's reveal.

@@ -64,8 +64,8 @@ def test_all_locked_then_revealed_with_labels() -> None:
 def test_offline_controller_and_void_are_told() -> None:
     s = state(seats=[seat(0, online=False), seat(1), seat(2, kind="bot")],
               events=[{"kind": "prompt.void", "text": "Asked again: seat 2: no", "data": {}}])
-    v = table_view(s, LINKS)
-    assert v.seats[0].status == "offline"
+    v = table_view(s, {"c0": LinkInfo("serial", "1.0.0", 3.2, None, 3, online=False)})
+    assert v.seats[0].status == "offline" and v.seats[0].heartbeat_age == 3.2
     codes = {n.code: n for n in v.notices}
     assert "Red's controller (c0) is offline" in codes["offline"].text
     assert "asked again" in codes["void"].text
@@ -126,4 +126,4 @@ def test_follower_publishes_every_state_and_marks_moments() -> None:
     seen, moments = asyncio.run(go())
     assert [v.prompt.phase if v.prompt else "none" for v in seen[:3]] == [
         "open", "alllocked", "none"]
-    assert moments == ["alllocked", "reveal"]
+    assert moments == ["alllocked", "reveal"]  # no lobby: the table was already playing

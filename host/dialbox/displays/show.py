@@ -138,8 +138,14 @@ class TableDisplays:
         self._task = asyncio.get_running_loop().create_task(self.follower.run())
 
     async def caught_up(self) -> None:
-        if self.follower is not None:
-            await self.follower.drained()
+        """Wait until the screen has shown every state (re-raises what stopped the follower)."""
+        if self.follower is None or self._task is None:
+            return
+        while not self.follower.caught_up:
+            if self._task.done():
+                self._task.result()
+                return
+            await asyncio.sleep(0.05)
 
     async def __aenter__(self) -> TableDisplays:
         await self.displays.start()
@@ -155,5 +161,5 @@ class TableDisplays:
             if self._task is not None:
                 self._task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
-                    await self._task
+                    await self._task  # a failure of the follower surfaces here
             await self.displays.stop()

@@ -52,6 +52,7 @@ class LinkInfo:
     heartbeat_age: float | None
     rtt_ms: float | None
     unacked: int
+    online: bool = True
 
     @property
     def quality(self) -> float:
@@ -81,6 +82,7 @@ def link_info(session: Any, now: float | None = None) -> LinkInfo:
         heartbeat_age=None if last is None else max(0.0, now - float(last)),
         rtt_ms=getattr(session, "rtt_ms", None),
         unacked=int(getattr(session, "unacked", 0) or 0),
+        online=bool(getattr(session, "online", True)),
     )
 
 
@@ -92,11 +94,12 @@ class Memory:
     texts: dict[int, str] = field(default_factory=dict)
 
 
-def _status(seat: Mapping[str, Any], prompt: Mapping[str, Any] | None) -> SeatStatus:
+def _status(seat: Mapping[str, Any], prompt: Mapping[str, Any] | None,
+            online: bool) -> SeatStatus:
     kind = seat.get("kind", "empty")
     if kind == "empty":
         return "empty"
-    if kind == "controller" and not seat.get("online", False):
+    if kind == "controller" and not online:
         return "offline"
     if prompt is None or seat["seat"] not in prompt.get("seats", []):
         return "waiting"
@@ -128,7 +131,10 @@ def table_view(
     for s in state.get("seats", []):
         uid = s.get("uid")
         info = links.get(uid) if uid else None
-        status = _status(s, p)
+        # The seat learns its controller is online from the snapshot after the handshake;
+        # a live session that has been welcomed already counts.
+        online = bool(s.get("online")) or (info is not None and info.online)
+        status = _status(s, p, online)
         if over and status == "offline":
             status = "waiting"  # the game is over: controllers may go to sleep
         seats.append(SeatView(
@@ -139,7 +145,7 @@ def table_view(
             link=info.quality if info else None,
             heartbeat_age=info.heartbeat_age if info else None,
             rtt_ms=info.rtt_ms if info else None,
-            online=bool(s.get("online")), status=status,
+            online=online, status=status,
             team=s.get("team"), role=s.get("role"),
         ))
         if status == "offline":
@@ -209,7 +215,7 @@ def table_view(
     )
 
 
-HOLD = {"alllocked": 1.2, "reveal": 2.5, "other": 0.25}
+HOLD = {"lobby": 1.5, "alllocked": 1.2, "reveal": 2.5, "other": 0.25}
 """Seconds each kind of public moment stays on screen at pace 1.0."""
 
 
@@ -232,12 +238,13 @@ class TableFollower:
         self.feed = feed
         self.pace = pace
         self.on_moment = on_moment
-        """Awaited with each all-locked and reveal moment as it goes out (tests' cameras)."""
+        """Awaited with each lobby, all-locked and reveal moment as it goes out (tests' cameras)."""
         self.memory = Memory()
         self._queue: deque[TableView] = deque()
         self._wake = asyncio.Event()
         self._last_state: dict[str, Any] | None = None
         self._shown_reveal: int | None = None
+        self._lobby_shown = False
         runner.feed.listen(self.on_state)
         self.on_state(runner.state())
 
@@ -259,7 +266,11 @@ class TableFollower:
         self._wake.set()
 
     def moment(self, view: TableView) -> str:
-        """alllocked, reveal (a reveal not shown before) or other."""
+        """lobby (the first controller seated), alllocked, reveal (a new one) or other."""
+        if (view.stage == "lobby" and not self._lobby_shown
+                and any(s.occupant == "controller" for s in view.seats)):
+            self._lobby_shown = True
+            return "lobby"
         if view.prompt is not None and view.prompt.phase == "alllocked":
             return "alllocked"
         if view.reveal is not None and view.reveal.pid != self._shown_reveal:
