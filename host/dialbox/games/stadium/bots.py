@@ -96,8 +96,9 @@ class StadiumBot:
         assert wheel is not None
         stage = view["stage"]
         rung, energy = int(stage["rung"]), view["energy"][ask.seat]
+        nerve = self.rng.uniform(1.0, 3.0)  # how far above its budget it dares to jump
         if TRIANGLE in wheel.allowed and (
-            stage["lowest"] or rung <= self.budget(view, ask.seat) * 1.5 + self.rng.random() * 2
+            stage["lowest"] or rung <= self.budget(view, ask.seat) * nerve
         ) and rung <= energy:
             return (INACTIVE, INACTIVE, TRIANGLE)
         return (INACTIVE, INACTIVE, CRESCENT)

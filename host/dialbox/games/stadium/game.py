@@ -343,9 +343,9 @@ class Stadium(Game):
     def award(self, team: int, medal: str, seat: int | None = None) -> None:
         self.medals[team][MEDALS.index(medal)] += 1
         self._awards.append({"team": TEAMS[team], "seat": seat, "medal": medal})
-        who = f"Seat {seat + 1}" if seat is not None else f"The {TEAMS[team]} Team"
-        self.emit("stadium.medal", f"{who} wins {medal} for the {TEAMS[team]} Team.",
-                  team=TEAMS[team], seat=seat, medal=medal)
+        text = (f"The {TEAMS[team]} Team wins a {medal} Medal." if seat is None
+                else f"Seat {seat + 1} wins a {medal} Medal for the {TEAMS[team]} Team.")
+        self.emit("stadium.medal", text, team=TEAMS[team], seat=seat, medal=medal)
 
     def award_podium(self, podium: Podium, group: Iterable[int]) -> str | None:
         """Give one rank group the next Medal of the 3 Medals Rule."""

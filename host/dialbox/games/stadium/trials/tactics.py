@@ -42,9 +42,9 @@ def pole_vault(g: Stadium) -> Sub:
                             (None, None, wheel)))
         answers = yield g.sealed(asks)
         jumpers = [s for s in vaulters if answers[s][RIGHT] == TRIANGLE]
-        g.emit("stadium.vault", f"At {rung}: " + (", ".join(
-            f"seat {s + 1}" for s in jumpers) or "nobody") + " jumps.",
-            rung=rung, jumpers=jumpers)
+        g.emit("stadium.vault", f"Bar at {rung}: " + (
+            "jumping " + ", ".join(f"seat {s + 1}" for s in jumpers) if jumpers
+            else "nobody jumps") + ".", rung=rung, jumpers=jumpers)
         if jumpers:
             for s in jumpers:
                 g.spend(s, rung)
