@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from itertools import product
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
@@ -288,6 +289,15 @@ class Stadium(Game):
     def roll_die(self, colour: str, seat: int) -> Step[DieFace]:
         face = yield from self.roll(DICE[colour], seat)
         return face
+
+    def legal(self, ask: Ask) -> Iterator[Selection]:
+        """Game.legal, skipping `explain` for questions that have no cross-wheel rule."""
+        if ask.topic in _CROSS_WHEEL:
+            yield from super().legal(ask)
+            return
+        ranges = [sorted(w.allowed) if w is not None else [INACTIVE] for w in ask.wheels]
+        for combo in product(*ranges):
+            yield (combo[0], combo[1], combo[2])
 
     def explain(self, ask: Ask, selection: Selection) -> str | None:
         rule = _CROSS_WHEEL.get(ask.topic)
