@@ -13,6 +13,7 @@ from dialbox import __version__
 _COMMAND_MODULES = (
     "dialbox.cli.demo",
     "dialbox.cli.protocol",
+    "dialbox.cli.play",
 )
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dialbox.engine.wheels import Selection, Wheels
 
@@ -23,6 +23,14 @@ class Ask:
     wheels: Wheels
     default: Selection | None = None
     """The answer used when the prompt times out, if the game defines one."""
+    player: int | None = None
+    """The player who dials this seat's controller when it is not the seat's own player
+    (Pixoid's 3 Player Variant: one Bug player runs a second controller). None: the seat."""
+
+    @property
+    def answerer(self) -> int:
+        """The player who answers this ask (its seat unless `player` says otherwise)."""
+        return self.seat if self.player is None else self.player
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +46,11 @@ class Decision:
     asks: tuple[Ask, ...]
     unlock: bool = True
     """Whether a locked seat may unlock again until the last seat has locked."""
+    seat_set: frozenset[int] = field(init=False, repr=False, compare=False)
+    """The seats that answer, as a set (checked against the answers' keys)."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "seat_set", frozenset(a.seat for a in self.asks))
 
     @property
     def seats(self) -> tuple[int, ...]:

@@ -67,10 +67,14 @@ class Game(ABC):
     name: ClassVar[str]
     Options: ClassVar[type[GameOptions]] = GameOptions
 
-    def __init__(self, options: GameOptions | Mapping[str, Any]) -> None:
+    def __init__(self, options: GameOptions | Mapping[str, Any], *, quiet: bool = False) -> None:
         self.options = self.parse_options(options)
+        self.quiet = quiet
+        """Quiet games (bot playouts, benchmarks) record no events; flows may skip
+        building event texts when it is set."""
         self.chance = Chance(self.options.seed, self.options.physical_dice)
         self.events: list[Event] = []
+        self._staged: dict[int, Selection] = {}
         self.log: list[dict[int, Selection]] = []
         self.result: Result | None = None
         self._next_decision = 1
@@ -129,7 +133,8 @@ class Game(ABC):
         return d
 
     def emit(self, kind: str, text: str, **data: Any) -> None:
-        self.events.append(Event(kind, text, data))
+        if not self.quiet:
+            self.events.append(Event(kind, text, data))
 
     def roll(self, die: Die, seat: int) -> Generator[Decision, dict[int, Selection], DieFace]:
         """Roll a die: from the RNG, or (physical dice) ask `seat` to dial the rolled face."""
@@ -174,13 +179,14 @@ class Game(ABC):
                     raise IllegalChoice(ask.seat, f"wheel {pos + 1} is not used in this choice")
             elif idx not in wheel.allowed:
                 raise IllegalChoice(ask.seat, wheel.why_not(idx))
-        why = self.explain(ask, selection)
-        if why is not None:
-            raise IllegalChoice(ask.seat, why)
+        if type(self).explain is not Game.explain:
+            why = self.explain(ask, selection)
+            if why is not None:
+                raise IllegalChoice(ask.seat, why)
 
     def legal(self, ask: Ask) -> Iterator[Selection]:
         """Every legal selection for `ask` (all allowed face combinations that pass explain)."""
-        ranges = [sorted(w.allowed) if w is not None else [INACTIVE] for w in ask.wheels]
+        ranges = [w.choices if w is not None else (INACTIVE,) for w in ask.wheels]
         for combo in product(*ranges):
             sel: Selection = (combo[0], combo[1], combo[2])
             if self.explain(ask, sel) is None:
@@ -193,7 +199,7 @@ class Game(ABC):
             raise NotPending("the game is over")
         if decision_id is not None and decision_id != d.id:
             raise NotPending(f"decision {decision_id} is not pending (pending: {d.id})")
-        if set(answers) != set(d.seats):
+        if answers.keys() != d.seat_set:
             raise NotPending(
                 f"decision {d.id} needs answers from seats "
                 f"{sorted(s + 1 for s in d.seats)}, got {sorted(s + 1 for s in answers)}"
@@ -205,8 +211,64 @@ class Game(ABC):
             clean[ask.seat] = (int(sel[0]), int(sel[1]), int(sel[2]))
         start = len(self.events)
         self.log.append(clean)
+        self._staged = {}
         self._pending = self._advance(clean)
         return self.events[start:]
+
+    # ------------------------------------------------------------ one seat at a time
+
+    def stage(self, seat: int, selection: Selection) -> list[Event] | None:
+        """Lock in one seat's answer to the pending decision, checked at once.
+
+        The answer stays unrevealed (no view shows it to another player) until every seat of
+        the decision is in; then all are applied together and their events returned. Until
+        then returns None. Staged answers are not saved: a save holds applied decisions only.
+        """
+        d = self._pending
+        if d is None:
+            raise NotPending("the game is over")
+        try:
+            ask = d.ask_for(seat)
+        except KeyError:
+            raise NotPending(f"seat {seat + 1} has nothing to answer in decision {d.id}") from None
+        self.check(ask, selection)
+        self._staged[seat] = (int(selection[0]), int(selection[1]), int(selection[2]))
+        if len(self._staged) < len(d.asks):
+            return None
+        return self.apply(dict(self._staged))
+
+    def unstage(self, seat: int) -> None:
+        """Take back a seat's staged answer (if the pending decision allows unlocking)."""
+        d = self._pending
+        if d is None or seat not in self._staged:
+            raise NotPending(f"seat {seat + 1} has no answer locked in")
+        if not d.unlock:
+            raise NotPending(f"decision {d.id} does not allow unlocking")
+        del self._staged[seat]
+
+    @property
+    def locked(self) -> tuple[int, ...]:
+        """Seats whose answers to the pending decision are staged."""
+        return tuple(sorted(self._staged))
+
+    def pending_view(self, player: int | None) -> dict[str, Any] | None:
+        """The pending decision as `player` may see it: who still has to answer, who has
+        locked in, and only this player's own staged selections. Games put it in view()."""
+        d = self._pending
+        if d is None:
+            return None
+        mine = {
+            str(a.seat): list(self._staged[a.seat])
+            for a in d.asks
+            if a.seat in self._staged and a.answerer == player
+        }
+        return {
+            "decision": d.id,
+            "sealed": d.sealed,
+            "seats": list(d.seats),
+            "locked": list(self.locked),
+            "mine": mine,
+        }
 
     # ------------------------------------------------------------ saving and replay
 

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib
+from types import ModuleType
 
 from dialbox.engine.errors import UnknownGame
 from dialbox.engine.game import Game
 
 # name -> module that defines the Game subclass as `GAME`
 GAMES: dict[str, str] = {
+    "pixoid": "dialbox.games.pixoid",
     "stadium": "dialbox.games.stadium",
 }
 
@@ -17,9 +19,14 @@ def game_names() -> list[str]:
     return sorted(GAMES)
 
 
-def get_game(name: str) -> type[Game]:
+def game_module(name: str) -> ModuleType:
+    """The module that registers `name` (GAME, and optionally BOTS and draw)."""
     module = GAMES.get(name)
     if module is None:
         raise UnknownGame(f"unknown game {name!r}; known games: {', '.join(game_names())}")
-    cls: type[Game] = importlib.import_module(module).GAME
+    return importlib.import_module(module)
+
+
+def get_game(name: str) -> type[Game]:
+    cls: type[Game] = game_module(name).GAME
     return cls

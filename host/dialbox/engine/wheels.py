@@ -53,6 +53,8 @@ class Wheel:
     allowed: frozenset[int]
     start: int = -1
     reasons: Mapping[int, str] = field(default_factory=dict)
+    choices: tuple[int, ...] = field(init=False, repr=False, compare=False)
+    """The allowed face indices in wheel order (for bots and enumeration)."""
 
     def __post_init__(self) -> None:
         if not self.faces or len(self.faces) > codec.MAX_FACES:
@@ -61,6 +63,7 @@ class Wheel:
             raise ValueError("a wheel must allow at least one of its own faces")
         if self.start == -1:
             object.__setattr__(self, "start", min(self.allowed))
+        object.__setattr__(self, "choices", tuple(sorted(self.allowed)))
 
     @classmethod
     def of(

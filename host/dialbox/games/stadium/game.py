@@ -146,7 +146,7 @@ class Stadium(Game):
             # Seat 1 flips the token; if it shows the other Team, it goes to the player on
             # their left.
             self.first = 0 if self.chance.coin() else 1
-        self.stage: dict[str, Any] = {}
+        self.trial: dict[str, Any] = {}
         self.score: list[int | None] = [None] * self.n
         self.history: list[dict[str, Any]] = []
         self._backs: list[str] = [TILES[key].kind for key in self.track]
@@ -170,7 +170,7 @@ class Stadium(Game):
             "first": self.first,
             "track": list(self.track),
             "revealed": self.revealed,
-            "stage": dict(self.stage),
+            "trial": dict(self.trial),
             "score": list(self.score),
             "history": list(self.history),
         }
@@ -178,8 +178,9 @@ class Stadium(Game):
     def view(self, seat: int | None) -> dict[str, Any]:
         """Everything on the table; unrevealed Trial tiles show only their backs.
 
-        Stadium has no private information besides the face-down tiles, so every seat sees
-        the same table; it is built once per answered decision and shared (read-only).
+        Stadium has no private information besides the face-down tiles and answers locked in
+        but not yet revealed, so the table part is built once per answered decision and
+        shared (read-only); `pending` shows only this seat's own locked-in answers.
         """
         cached = self._view
         if cached is None or cached[0] != len(self.log):
@@ -187,7 +188,7 @@ class Stadium(Game):
             snap["track"] = self.track[:self.revealed] + self._backs[self.revealed:]
             snap["trials_left"] = len(self.track) - self.revealed
             cached = self._view = (len(self.log), snap)
-        return {**cached[1], "seat": seat}
+        return {**cached[1], "seat": seat, "pending": self.pending_view(seat)}
 
     # ------------------------------------------------------------ seats and teams
 
@@ -334,7 +335,7 @@ class Stadium(Game):
                         v: f"seat {mate + 1} {verb} between {low} and {high} here"
                         for v in range(high + 1) if v < low
                     })
-                    self.stage = {**self.stage, "share_to": mate, "share_left": left}
+                    self.trial = {**self.trial, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
                     text = f"Seat {mate + 1} {verb}? ({left} to share)"
                     answers = yield self.open(self.ask(chooser, topic, text, (None, wheel, None)))
@@ -413,7 +414,7 @@ class Stadium(Game):
         for index, key in enumerate(self.track):
             tile = TILES[key]
             self.revealed = index + 1
-            self.stage = {"trial": key, "name": tile.name, "talk": tile.talk,
+            self.trial = {"key": key, "name": tile.name, "talk": tile.talk,
                           "summary": tile.summary}
             self.score = [None] * self.n
             self._awards = []
@@ -425,7 +426,7 @@ class Stadium(Game):
                                  "energy": list(self.energy)})
             if tile.passes_first_player:
                 self.pass_token()
-        self.stage = {}
+        self.trial = {}
         self.result = self.final_result()
 
     def final_result(self) -> Result:

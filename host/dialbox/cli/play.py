@@ -1,0 +1,221 @@
+"""`dialbox play GAME`: any registered game in the terminal, humans at the keyboard and bots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, RenderableType
+from rich.pretty import Pretty
+
+from dialbox.engine import (
+    Ask,
+    EngineError,
+    Event,
+    Game,
+    IllegalChoice,
+    Selection,
+    game_names,
+)
+from dialbox.engine.bots import Bot, LegalAnswers, SeatView, bot_kinds
+from dialbox.engine.registry import game_module
+
+WHEEL_NAMES = ("left", "centre", "right")
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "play",
+        help="play a game in the terminal: humans at the keyboard and bots, no hardware",
+        description=(
+            "Play a game in the terminal. Humans take the first seats and type one face label "
+            "per active wheel (e.g. 'E 3': arrow E, distance 3); '?' lists the legal answers. "
+            "Bots take the other seats and see only their own seat's view."
+        ),
+    )
+    p.add_argument("game", choices=game_names(), help="which game")
+    p.add_argument("--humans", type=int, default=1, help="players at the keyboard (default 1)")
+    p.add_argument("--bots", type=int, default=3, help="bot players (default 3)")
+    p.add_argument("--bot", default=None,
+                   help="bot kind: random, or one the game offers (default: heuristic if the "
+                   "game has one, else random)")
+    p.add_argument("--seed", type=int, default=0, help="game and bot seed (default 0)")
+    p.add_argument("--variant", default=None, help="game variant, e.g. short")
+    p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
+                   help="a game option, e.g. -o layout=random (repeatable)")
+    p.add_argument("--watch", action="store_true", help="draw the table after every decision")
+    p.add_argument("--save", type=Path, default=None, help="write the finished game here (JSON)")
+    p.set_defaults(func=run)
+
+
+def parse_options(args: argparse.Namespace) -> dict[str, Any]:
+    options: dict[str, Any] = {"players": args.humans + args.bots, "seed": args.seed}
+    if args.variant is not None:
+        options["variant"] = args.variant
+    for item in args.option:
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise SystemExit(f"dialbox play: --option wants KEY=VALUE, not {item!r}")
+        options[key.strip()] = value
+    return options
+
+
+class Table:
+    """One terminal game: the engine, the bots, the humans' keyboard and the screen."""
+
+    def __init__(
+        self,
+        game: Game,
+        humans: Sequence[int],
+        bots: Mapping[int, Bot],
+        console: Console,
+        draw: Callable[[Mapping[str, Any]], RenderableType] | None,
+        read: Callable[[str, bool], str],
+        watch: bool = False,
+    ) -> None:
+        self.game = game
+        self.humans = set(humans)
+        self.bots = bots
+        self.console = console
+        self.draw = draw
+        self.read = read
+        self.watch = watch
+
+    def show(self, player: int | None) -> None:
+        view = self.game.view(player)
+        self.console.print(self.draw(view) if self.draw is not None else Pretty(view))
+
+    def show_events(self, events: Sequence[Event]) -> None:
+        for e in events:
+            self.console.print(f"  [cyan]•[/] {e.text}")
+
+    def ask_human(self, ask: Ask) -> Selection | None:
+        """Read one legal selection from the keyboard; None if the player quits."""
+        player = ask.answerer
+        seat_note = "" if ask.player is None else f" (controller of seat {ask.seat + 1})"
+        self.console.print(f"[bold]Seat {player + 1}{seat_note}:[/] {ask.text}")
+        for pos, wheel in enumerate(ask.wheels):
+            if wheel is not None:
+                labels = " ".join(wheel.faces[i].label for i in wheel.choices)
+                self.console.print(f"  {WHEEL_NAMES[pos]} wheel: {labels}")
+        secret = self.game.pending is not None and self.game.pending.sealed
+        while True:
+            line = self.read("  your choice (? lists, q quits): ", secret).strip()
+            if line.lower() in ("q", "quit"):
+                return None
+            if line == "?":
+                legal = list(self.game.legal(ask))
+                self.console.print("  " + ", ".join(self.describe(ask, s) for s in legal[:60]))
+                continue
+            try:
+                sel = self.parse(ask, line)
+                self.game.check(ask, sel)
+            except (ValueError, IllegalChoice) as e:
+                reason = e.reason if isinstance(e, IllegalChoice) else str(e)
+                self.console.print(f"  [red]{reason}[/]")
+                continue
+            return sel
+
+    @staticmethod
+    def describe(ask: Ask, sel: Selection) -> str:
+        return " ".join(
+            w.faces[sel[i]].label for i, w in enumerate(ask.wheels) if w is not None
+        )
+
+    @staticmethod
+    def parse(ask: Ask, line: str) -> Selection:
+        words = line.split()
+        active = [i for i, w in enumerate(ask.wheels) if w is not None]
+        if len(words) != len(active):
+            names = " and ".join(WHEEL_NAMES[i] for i in active)
+            raise ValueError(f"type one face for each active wheel: {names}")
+        sel = [-1, -1, -1]
+        for word, pos in zip(words, active, strict=True):
+            wheel = ask.wheels[pos]
+            assert wheel is not None
+            found = [i for i, f in enumerate(wheel.faces) if f.label.lower() == word.lower()]
+            if not found:
+                raise ValueError(f"{word!r} is not a face of the {WHEEL_NAMES[pos]} wheel")
+            sel[pos] = found[0]
+        return (sel[0], sel[1], sel[2])
+
+    def play(self) -> bool:
+        """Run to the end; False if a human quit."""
+        game = self.game
+        self.show_events(game.events)
+        first = game.pending
+        if self.watch or first is None or all(a.answerer not in self.humans for a in first.asks):
+            self.show(None)
+        while True:
+            d = game.pending
+            if d is None:
+                break
+            if any(a.answerer in self.humans for a in d.asks) and not self.watch:
+                self.show(next(a.answerer for a in d.asks if a.answerer in self.humans))
+            events: list[Event] | None = None
+            for ask in d.asks:
+                player = ask.answerer
+                if player in self.humans:
+                    sel = self.ask_human(ask)
+                    if sel is None:
+                        return False
+                else:
+                    sel = self.bots[player].choose(
+                        SeatView(game, player), ask, LegalAnswers(game, ask)
+                    )
+                events = game.stage(ask.seat, sel)
+            self.show_events(events or [])
+            if self.watch:
+                self.show(None)
+        if not self.watch:
+            self.show(None)
+        if game.result is not None:
+            self.console.print(f"[bold green]{game.result.text}[/]")
+        return True
+
+
+def _read(console: Console) -> Callable[[str, bool], str]:
+    def read(prompt: str, secret: bool) -> str:
+        if not sys.stdin.isatty():
+            console.print(prompt, end="")
+            line = sys.stdin.readline()
+            if not line:
+                return "q"
+            return line
+        return console.input(prompt, password=secret)
+
+    return read
+
+
+def run(args: argparse.Namespace) -> int:
+    console = Console(highlight=False)
+    if args.humans < 0 or args.bots < 0:
+        console.print("[red]--humans and --bots count players: 0 or more[/]")
+        return 2
+    module = game_module(args.game)
+    cls: type[Game] = module.GAME
+    kinds = bot_kinds(module)
+    if args.bot is None:
+        args.bot = "heuristic" if "heuristic" in kinds else "random"
+    if args.bot not in kinds:
+        console.print(f"[red]no bot {args.bot!r} for {args.game}; bots: {', '.join(kinds)}[/]")
+        return 2
+    try:
+        game = cls(parse_options(args))
+    except EngineError as e:
+        console.print(f"[red]{e}[/]")
+        return 2
+    humans = list(range(args.humans))
+    seats = range(args.humans, game.options.players)
+    bots = {s: kinds[args.bot](args.seed * 100 + s) for s in seats}
+    table = Table(game, humans, bots, console, getattr(module, "draw", None), _read(console),
+                  args.watch)
+    finished = table.play()
+    if args.save is not None:
+        args.save.write_text(json.dumps(game.to_json(), indent=1))
+        console.print(f"saved to {args.save}")
+    return 0 if finished else 1
