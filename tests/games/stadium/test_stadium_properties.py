@@ -70,6 +70,8 @@ def test_random_games_end_after_ten_trials_with_consistent_books(
     def watch(g: Stadium, d: Any) -> None:
         for ask in d.asks:
             assert len(ask.text) <= 60, ask.text
+            # `dialbox play` reads one typed label per wheel, split on spaces
+            assert all(" " not in f.label for w in ask.wheels if w for f in w.faces), ask
             fast = list(g.legal(ask))
             assert fast, ask
             assert fast == list(Game.legal(g, ask))  # same answers as the generic driver

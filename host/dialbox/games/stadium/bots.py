@@ -211,7 +211,7 @@ class StadiumBot:
         worst, gap = 0, 0.5
         for i in range(1, len(wheel.faces)):
             face = wheel.faces[i]
-            lost = _MEAN[_BY_COLOUR[face.colour]] - int(face.label.split(" ", 1)[1])
+            lost = _MEAN[_BY_COLOUR[face.colour]] - int(face.label[3:])
             if lost > gap:
                 worst, gap = i, lost
         return (INACTIVE, worst, INACTIVE)

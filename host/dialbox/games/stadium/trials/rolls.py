@@ -87,10 +87,10 @@ def golf(g: Stadium) -> Sub:
 def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[int | None]:
     """Open prompt: move the roll to a free hole, paying the distance from the Score track."""
     faces = (Face("Keep", 0, DIGIT_FACES[0].colour),) + tuple(
-        Face(f"Hole {h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
+        Face(f"H{h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
     wheel = Wheel.of(faces)
     g.trial = {**g.trial, "golfer": seat, "rolled": rolled}
-    text = f"Hole {rolled} taken: shift (costs distance)?"
+    text = f"Hole {rolled} taken: shift to H? (costs distance)"
     answers = yield g.open(g.ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else reach[pick - 1]
@@ -149,9 +149,13 @@ def weightlifting(g: Stadium) -> Sub:
     g.award_ranking(best)
 
 
+DIE_ABBREVIATIONS = {"white": "Wht", "green": "Grn", "yellow": "Yel", "blue": "Blu", "red": "Red"}
+"""Re-roll faces are labelled die + face, with no spaces (e.g. "Yel-3", "Blu+4")."""
+
+
 def reroll_faces(colours: list[str], shown: list[DieFace], stop: str) -> tuple[Face, ...]:
     return (Face(stop, -1, DIGIT_FACES[0].colour),) + tuple(
-        Face(f"{c[:3].title()} {f.label}", i, DICE[c].colour)
+        Face(f"{DIE_ABBREVIATIONS[c]}{f.label}", i, DICE[c].colour)
         for i, (c, f) in enumerate(zip(colours, shown, strict=True)))
 
 
