@@ -74,12 +74,16 @@ def test_random_games_end_after_ten_trials_with_consistent_books(
             assert all(" " not in f.label for w in ask.wheels if w for f in w.faces), ask
             fast = list(g.legal(ask))
             assert fast, ask
+            if isinstance(bots[ask.seat], StadiumBot):
+                probe = StadiumBot(seed)  # same kind of bot, separate dice: leave theirs alone
+                assert probe.decide(g.view(ask.seat), ask) in fast, ask
             assert fast == list(Game.legal(g, ask))  # same answers as the generic driver
             if not ask.topic.startswith("dice."):
                 assert ask.default is not None
                 g.check(ask, ask.default)  # the timeout answer is always legal
 
-    play(game, seat_bots(players, seed, mix), watch)
+    bots = seat_bots(players, seed, mix)
+    play(game, bots, watch)
     assert game.over and game.result is not None
     assert [h["trial"] for h in game.history] == game.track
     assert game.medals == medals_from_history(game)

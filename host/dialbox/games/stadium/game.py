@@ -187,8 +187,12 @@ class Stadium(Game):
             snap = self.snapshot()
             snap["track"] = self.track[:self.revealed] + self._backs[self.revealed:]
             snap["trials_left"] = len(self.track) - self.revealed
+            # With nobody locked in, the pending part is the same for every seat.
+            snap["pending"] = self.pending_view(None)
             cached = self._view = (len(self.log), snap)
-        return {**cached[1], "seat": seat, "pending": self.pending_view(seat)}
+        if self.locked:
+            return {**cached[1], "seat": seat, "pending": self.pending_view(seat)}
+        return {**cached[1], "seat": seat}
 
     # ------------------------------------------------------------ seats and teams
 
