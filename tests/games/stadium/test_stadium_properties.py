@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from dialbox.engine import InvalidOptions, get_game
+from dialbox.engine import Game, InvalidOptions, get_game
 from dialbox.engine.bots import Bot, RandomBot, answer_with_bots
 from dialbox.games.stadium import Stadium
 from dialbox.games.stadium.bots import StadiumBot
@@ -70,12 +70,20 @@ def test_random_games_end_after_ten_trials_with_consistent_books(
     def watch(g: Stadium, d: Any) -> None:
         for ask in d.asks:
             assert len(ask.text) <= 60, ask.text
-            assert list(g.legal(ask)), ask
+            # `dialbox play` reads one typed label per wheel, split on spaces
+            assert all(" " not in f.label for w in ask.wheels if w for f in w.faces), ask
+            fast = list(g.legal(ask))
+            assert fast, ask
+            if isinstance(bots[ask.seat], StadiumBot):
+                probe = StadiumBot(seed)  # same kind of bot, separate dice: leave theirs alone
+                assert probe.decide(g.view(ask.seat), ask) in fast, ask
+            assert fast == list(Game.legal(g, ask))  # same answers as the generic driver
             if not ask.topic.startswith("dice."):
                 assert ask.default is not None
                 g.check(ask, ask.default)  # the timeout answer is always legal
 
-    play(game, seat_bots(players, seed, mix), watch)
+    bots = seat_bots(players, seed, mix)
+    play(game, bots, watch)
     assert game.over and game.result is not None
     assert [h["trial"] for h in game.history] == game.track
     assert game.medals == medals_from_history(game)
@@ -119,33 +127,42 @@ def test_replay_is_deterministic(players: int, seed: int, mix: int) -> None:
 
 @settings(max_examples=20, deadline=None)
 @given(players=st.sampled_from([4, 6]), seed=st.integers(0, 2**32 - 1))
-def test_views_hide_unrevealed_tiles_and_never_hold_sealed_wagers(players: int, seed: int) -> None:
+def test_views_hide_unrevealed_tiles_and_locked_in_wagers(players: int, seed: int) -> None:
+    """Seats lock in one at a time (Game.stage): until the last is in, no other seat's view
+    shows a locked-in answer; unrevealed tiles show only their backs."""
     game = Stadium({"players": players, "seed": seed})
     bots = seat_bots(players, seed, 0)
-    seen_sealed = 0
+    checked = 0
 
-    def watch(g: Stadium, d: Any) -> None:
-        nonlocal seen_sealed
-        hidden = g.track[g.revealed:]
-        views = [g.view(s) for s in range(players)]
-        for v in views:
-            assert v["track"][g.revealed:] == [TILES[k].kind for k in hidden]
-            text = json.dumps(v["track"])
-            assert all(f'"{k}"' not in text for k in hidden)
-        if d.sealed:
-            seen_sealed += 1
-            # Every seat sees the same table while choices are sealed: nothing dialled so far
-            # is part of any view, since the engine holds no partial answers.
-            stripped = [{k: val for k, val in v.items() if k != "seat"} for v in views]
-            assert all(s == stripped[0] for s in stripped)
-            before = json.dumps(stripped[0], sort_keys=True)
-            picks = answer_with_bots(g, bots)
-            assert json.dumps({k: val for k, val in g.view(0).items() if k != "seat"},
-                              sort_keys=True) == before
-            del picks
+    def public(view: dict[str, Any]) -> str:
+        pending = dict(view["pending"] or {})
+        pending.pop("locked", None)
+        pending.pop("mine", None)  # checked separately: only the seat's own answers
+        return json.dumps({**view, "pending": pending, "seat": None}, sort_keys=True)
 
-    play(game, bots, watch)
-    assert seen_sealed > 0
+    while (d := game.pending) is not None:
+        hidden = game.track[game.revealed:]
+        for seat in range(players):
+            v = game.view(seat)
+            assert v["track"][game.revealed:] == [TILES[k].kind for k in hidden]
+            assert all(f'"{k}"' not in json.dumps(v["track"]) for k in hidden)
+        picks = answer_with_bots(game, bots)
+        if not d.sealed or len(d.asks) < 2:
+            game.apply(picks)
+            continue
+        before = {s: public(game.view(s)) for s in range(players)}
+        *first, last = d.seats
+        for s in first:
+            assert game.stage(s, picks[s]) is None
+            for other in range(players):
+                v = game.view(other)
+                assert public(v) == before[other]  # only who has locked in changed
+                mine = v["pending"]["mine"]
+                assert mine == ({str(other): list(picks[other])} if other in game.locked
+                                else {})
+            checked += 1
+        assert game.stage(last, picks[last]) is not None  # the last lock reveals and applies
+    assert checked > 0
 
 
 @pytest.mark.parametrize("players", [1, 2, 3, 5, 7])
@@ -188,7 +205,7 @@ def test_two_humans_and_two_bots(seed: int) -> None:
     bots = {1: StadiumBot(seed), 3: StadiumBot(seed + 1)}
     talk = set()
     while (d := game.pending) is not None:
-        talk.add(game.view(0)["stage"]["talk"])
+        talk.add(game.view(0)["trial"]["talk"])
         answers = {}
         for ask in d.asks:
             if ask.seat in bots:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterable, Mapping
+from collections.abc import Generator, Iterable, Iterator, Mapping
+from itertools import product
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field, model_validator
@@ -145,7 +146,7 @@ class Stadium(Game):
             # Seat 1 flips the token; if it shows the other Team, it goes to the player on
             # their left.
             self.first = 0 if self.chance.coin() else 1
-        self.stage: dict[str, Any] = {}
+        self.trial: dict[str, Any] = {}
         self.score: list[int | None] = [None] * self.n
         self.history: list[dict[str, Any]] = []
         self._backs: list[str] = [TILES[key].kind for key in self.track]
@@ -169,7 +170,7 @@ class Stadium(Game):
             "first": self.first,
             "track": list(self.track),
             "revealed": self.revealed,
-            "stage": dict(self.stage),
+            "trial": dict(self.trial),
             "score": list(self.score),
             "history": list(self.history),
         }
@@ -177,15 +178,20 @@ class Stadium(Game):
     def view(self, seat: int | None) -> dict[str, Any]:
         """Everything on the table; unrevealed Trial tiles show only their backs.
 
-        Stadium has no private information besides the face-down tiles, so every seat sees
-        the same table; it is built once per answered decision and shared (read-only).
+        Stadium has no private information besides the face-down tiles and answers locked in
+        but not yet revealed, so the table part is built once per answered decision and
+        shared (read-only); `pending` shows only this seat's own locked-in answers.
         """
         cached = self._view
         if cached is None or cached[0] != len(self.log):
             snap = self.snapshot()
             snap["track"] = self.track[:self.revealed] + self._backs[self.revealed:]
             snap["trials_left"] = len(self.track) - self.revealed
+            # With nobody locked in, the pending part is the same for every seat.
+            snap["pending"] = self.pending_view(None)
             cached = self._view = (len(self.log), snap)
+        if self.locked:
+            return {**cached[1], "seat": seat, "pending": self.pending_view(seat)}
         return {**cached[1], "seat": seat}
 
     # ------------------------------------------------------------ seats and teams
@@ -289,6 +295,15 @@ class Stadium(Game):
         face = yield from self.roll(DICE[colour], seat)
         return face
 
+    def legal(self, ask: Ask) -> Iterator[Selection]:
+        """Game.legal, skipping `explain` for questions that have no cross-wheel rule."""
+        if ask.topic in _CROSS_WHEEL:
+            yield from super().legal(ask)
+            return
+        ranges = [sorted(w.allowed) if w is not None else [INACTIVE] for w in ask.wheels]
+        for combo in product(*ranges):
+            yield (combo[0], combo[1], combo[2])
+
     def explain(self, ask: Ask, selection: Selection) -> str | None:
         rule = _CROSS_WHEEL.get(ask.topic)
         return None if rule is None else rule(self, ask, selection)
@@ -324,7 +339,7 @@ class Stadium(Game):
                         v: f"seat {mate + 1} {verb} between {low} and {high} here"
                         for v in range(high + 1) if v < low
                     })
-                    self.stage = {**self.stage, "share_to": mate, "share_left": left}
+                    self.trial = {**self.trial, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
                     text = f"Seat {mate + 1} {verb}? ({left} to share)"
                     answers = yield self.open(self.ask(chooser, topic, text, (None, wheel, None)))
@@ -343,9 +358,9 @@ class Stadium(Game):
     def award(self, team: int, medal: str, seat: int | None = None) -> None:
         self.medals[team][MEDALS.index(medal)] += 1
         self._awards.append({"team": TEAMS[team], "seat": seat, "medal": medal})
-        who = f"Seat {seat + 1}" if seat is not None else f"The {TEAMS[team]} Team"
-        self.emit("stadium.medal", f"{who} wins {medal} for the {TEAMS[team]} Team.",
-                  team=TEAMS[team], seat=seat, medal=medal)
+        text = (f"The {TEAMS[team]} Team wins a {medal} Medal." if seat is None
+                else f"Seat {seat + 1} wins a {medal} Medal for the {TEAMS[team]} Team.")
+        self.emit("stadium.medal", text, team=TEAMS[team], seat=seat, medal=medal)
 
     def award_podium(self, podium: Podium, group: Iterable[int]) -> str | None:
         """Give one rank group the next Medal of the 3 Medals Rule."""
@@ -403,7 +418,7 @@ class Stadium(Game):
         for index, key in enumerate(self.track):
             tile = TILES[key]
             self.revealed = index + 1
-            self.stage = {"trial": key, "name": tile.name, "talk": tile.talk,
+            self.trial = {"key": key, "name": tile.name, "talk": tile.talk,
                           "summary": tile.summary}
             self.score = [None] * self.n
             self._awards = []
@@ -415,7 +430,7 @@ class Stadium(Game):
                                  "energy": list(self.energy)})
             if tile.passes_first_player:
                 self.pass_token()
-        self.stage = {}
+        self.trial = {}
         self.result = self.final_result()
 
     def final_result(self) -> Result:

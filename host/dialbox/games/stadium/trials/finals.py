@@ -31,7 +31,7 @@ def rugby(g: Stadium) -> Sub:
             g.award_winner(lead)
             return
         rounds += 1
-        g.stage = {**g.stage, "cube": cube, "round": rounds}
+        g.trial = {**g.trial, "cube": cube, "round": rounds}
         bets = yield from g.ask_all_wagers(g.order())
         totals = [sum(bets[s] for s in g.members(t)) for t in (0, 1)]
         if totals[0] != totals[1]:
@@ -40,7 +40,7 @@ def rugby(g: Stadium) -> Sub:
             g.spend(s, v)
         g.emit("stadium.rugby", f"Blue {totals[0]}, red {totals[1]}: cube at {cube}.",
                totals=totals, cube=cube)
-    g.stage = {**g.stage, "cube": cube}
+    g.trial = {**g.trial, "cube": cube}
     g.award_winner(0 if cube > 0 else 1)
 
 
@@ -64,7 +64,7 @@ def fencing(g: Stadium) -> Sub:
             g.award_winner(streak_team)
             return
         rounds += 1
-        g.stage = {**g.stage, "round": rounds,
+        g.trial = {**g.trial, "round": rounds,
                    "cube": TEAMS[streak_team] if streak_team is not None else "0"}
         bets = yield from g.ask_all_wagers(g.order())
         scores: dict[int, int] = {}
@@ -112,7 +112,7 @@ def taekwondo(g: Stadium) -> Sub:
                                                                  else 1))
             return
         rounds += 1
-        g.stage = {**g.stage, "round": rounds, "standing": tuple(standing)}
+        g.trial = {**g.trial, "round": rounds, "standing": tuple(standing)}
         right = symbol_wheel((TRIANGLE, CIRCLE, CRESCENT), "A = Attack, B = Block, C = Wait")
         asks = [g.ask(s, "stadium.taekwondo.action", "A+colour Attack  B Block  C Wait",
                     (None, g.colour_wheel([o for o in standing if o != s]), right))
@@ -164,7 +164,7 @@ def basketball(g: Stadium) -> Sub:
         team = g.team(holder)
         defenders = [s for s in g.order(g.left_of(holder)) if g.team(s) != team]
         mates = frozenset(colour_digit(s) for s in g.members(team) if s != holder)
-        g.stage = {**g.stage, "ball": holder, "points": tuple(points), "round": rounds}
+        g.trial = {**g.trial, "ball": holder, "points": tuple(points), "round": rounds}
         asks = [g.ask(holder, "stadium.basketball.ball", "A+wager: Shoot  C+colour: Pass",
                     (None, g.wager_wheel(holder, mates),
                      symbol_wheel((TRIANGLE, CRESCENT), "A = Shoot, C = Pass")))]
@@ -205,5 +205,5 @@ def basketball(g: Stadium) -> Sub:
                 g.emit("stadium.intercept", f"Seat {thief + 1} intercepts the pass.",
                        seat=thief)
                 holder = thief
-    g.stage = {**g.stage, "points": tuple(points)}
+    g.trial = {**g.trial, "points": tuple(points)}
     g.award_winner(0 if points[0] >= to_win else 1)

@@ -15,7 +15,7 @@ def equestrian(g: Stadium) -> Sub:
     for k, height in enumerate(obstacles):
         if not riding:
             break
-        g.stage = {**g.stage, "obstacle": k + 1, "height": height, "riding": tuple(riding)}
+        g.trial = {**g.trial, "obstacle": k + 1, "height": height, "riding": tuple(riding)}
         bets = yield from g.ask_all_wagers(riding, "stadium.wager", f"Obstacle {k + 1}: wager")
         for s in [s for s in g.order() if s in riding]:
             g.spend(s, bets[s])
@@ -50,7 +50,7 @@ def golf(g: Stadium) -> Sub:
         return all(flags[h][team] for h in holes)
 
     def publish() -> None:
-        g.stage = {**g.stage, "holes": {str(h): tuple(flags[h]) for h in holes}}
+        g.trial = {**g.trial, "holes": {str(h): tuple(flags[h]) for h in holes}}
 
     publish()
     while any(score[s] > 0 and not row_full(g.team(s)) for s in score):
@@ -87,10 +87,10 @@ def golf(g: Stadium) -> Sub:
 def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[int | None]:
     """Open prompt: move the roll to a free hole, paying the distance from the Score track."""
     faces = (Face("Keep", 0, DIGIT_FACES[0].colour),) + tuple(
-        Face(f"Hole {h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
+        Face(f"H{h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
     wheel = Wheel.of(faces)
-    g.stage = {**g.stage, "golfer": seat, "rolled": rolled}
-    text = f"Hole {rolled} taken: shift (costs distance)?"
+    g.trial = {**g.trial, "golfer": seat, "rolled": rolled}
+    text = f"Hole {rolled} taken: shift to H? (costs distance)"
     answers = yield g.open(g.ask(seat, "stadium.golf.adjust", text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else reach[pick - 1]
@@ -122,7 +122,7 @@ def weightlifting(g: Stadium) -> Sub:
                 g.emit("stadium.pass", f"Seat {s + 1} Passes.", seat=s)
                 continue
             weight, low, high = table[answers[s][CENTRE] - 1]
-            g.stage = {**g.stage, "lifter": s, "weight": weight}
+            g.trial = {**g.trial, "lifter": s, "weight": weight}
             while True:
                 g.spend(s, 1)
                 face = yield from g.roll_die("green", s)
@@ -149,9 +149,13 @@ def weightlifting(g: Stadium) -> Sub:
     g.award_ranking(best)
 
 
+DIE_ABBREVIATIONS = {"white": "Wht", "green": "Grn", "yellow": "Yel", "blue": "Blu", "red": "Red"}
+"""Re-roll faces are labelled die + face, with no spaces (e.g. "Yel-3", "Blu+4")."""
+
+
 def reroll_faces(colours: list[str], shown: list[DieFace], stop: str) -> tuple[Face, ...]:
     return (Face(stop, -1, DIGIT_FACES[0].colour),) + tuple(
-        Face(f"{c[:3].title()} {f.label}", i, DICE[c].colour)
+        Face(f"{DIE_ABBREVIATIONS[c]}{f.label}", i, DICE[c].colour)
         for i, (c, f) in enumerate(zip(colours, shown, strict=True)))
 
 
@@ -173,7 +177,7 @@ def archery(g: Stadium) -> Sub:
         for c in colours:
             shown.append((yield from g.roll_die(c, s)))
         while g.energy[s] >= 1:
-            g.stage = {**g.stage, "archer": s,
+            g.trial = {**g.trial, "archer": s,
                        "dice": {c: f.value for c, f in zip(colours, shown, strict=True)}}
             pick = yield from reroll_prompt(g, s, colours, shown, "stadium.archery.reroll",
                                             f"Total {sum(f.value for f in shown)}: "

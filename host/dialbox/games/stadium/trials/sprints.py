@@ -32,7 +32,7 @@ def relay(g: Stadium) -> Sub:
     bets: dict[int, int] = {}
     for leg in range(0, g.n, 2):
         pair = order[leg:leg + 2]
-        g.stage = {**g.stage, "leg": leg // 2 + 1, "runners": tuple(pair)}
+        g.trial = {**g.trial, "leg": leg // 2 + 1, "runners": tuple(pair)}
         bets.update((yield from g.ask_all_wagers(pair, "stadium.wager", "Relay leg: wager")))
     for s, v in bets.items():
         g.spend(s, v)
@@ -65,7 +65,7 @@ def compete_or_rest(g: Stadium) -> Step[dict[int, int]]:
                    amount=got)
     g.emit("stadium.wagers", "Competing: " + (", ".join(
         f"seat {s + 1} {v}" for s, v in sorted(bets.items())) or "nobody"), wagers=bets)
-    g.stage = {**g.stage, "competitors": tuple(sorted(bets))}
+    g.trial = {**g.trial, "competitors": tuple(sorted(bets))}
     return bets
 
 

@@ -27,7 +27,7 @@ def pole_vault(g: Stadium) -> Sub:
         vaulters = [s for s in g.order() if s not in medalled]
         if not vaulters or podium.closed:
             break
-        g.stage = {**g.stage, "rung": rung, "lowest": lowest, "vaulters": tuple(vaulters)}
+        g.trial = {**g.trial, "rung": rung, "lowest": lowest, "vaulters": tuple(vaulters)}
         asks = []
         for s in vaulters:
             if g.energy[s] >= rung:
@@ -42,9 +42,9 @@ def pole_vault(g: Stadium) -> Sub:
                             (None, None, wheel)))
         answers = yield g.sealed(asks)
         jumpers = [s for s in vaulters if answers[s][RIGHT] == TRIANGLE]
-        g.emit("stadium.vault", f"At {rung}: " + (", ".join(
-            f"seat {s + 1}" for s in jumpers) or "nobody") + " jumps.",
-            rung=rung, jumpers=jumpers)
+        g.emit("stadium.vault", f"Bar at {rung}: " + (
+            "jumping " + ", ".join(f"seat {s + 1}" for s in jumpers) if jumpers
+            else "nobody jumps") + ".", rung=rung, jumpers=jumpers)
         if jumpers:
             for s in jumpers:
                 g.spend(s, rung)
@@ -79,7 +79,7 @@ def team_gymnastics(g: Stadium) -> Sub:
             team = g.team(s)
             team_energy = sum(g.energy[m] for m in g.members(team))
             low = 0 if last is None else last + 1
-            g.stage = {**g.stage, "medal": medal, "last": last, "bidder": s,
+            g.trial = {**g.trial, "medal": medal, "last": last, "bidder": s,
                        "announced": tuple(last_by_team)}
             if low <= team_energy:
                 high = min(team_energy, low + 29)
@@ -115,7 +115,7 @@ def team_gymnastics(g: Stadium) -> Sub:
 def anti_doping(g: Stadium) -> Sub:
     """The first player and their left choose Accuse (A), Rest (B) or Dope (C) in secret."""
     pair = [g.first, g.left_of(g.first)]
-    g.stage = {**g.stage, "tested": tuple(pair)}
+    g.trial = {**g.trial, "tested": tuple(pair)}
     wheel = symbol_wheel((TRIANGLE, CIRCLE, CRESCENT), "A = Accuse, B = Rest, C = Dope")
     answers = yield g.sealed([g.ask(s, "stadium.anti_doping", "A Accuse  B Rest  C Dope",
                                   (None, None, wheel)) for s in pair])
