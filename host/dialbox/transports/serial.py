@@ -19,6 +19,9 @@ from dialbox.transports.base import Link, LinkClosed, PortUnavailable
 from dialbox_protocol.frames import FrameParser
 
 log = logging.getLogger("dialbox.serial")
+# pyserial-asyncio-fast logs a traceback for every unplugged port (its final flush fails);
+# the link loss is reported here instead, as one line.
+logging.getLogger("serial_asyncio_fast").setLevel(logging.CRITICAL)
 
 BAUDRATE = 115200
 
