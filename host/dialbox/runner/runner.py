@@ -265,6 +265,8 @@ class GameRunner:
         seat.state = snap.state
         self._resume(session, seat.index, snap)
         self._publish()
+        if self.box is None:
+            self._pump()  # a seat taken without a press (pairing "auto") may start the game
 
     def _offer_seat(self, session: Session, uid: str) -> None:
         free = self.table.next_free()
