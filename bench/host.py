@@ -350,6 +350,7 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
         await wait_port(broker.port)
         conf = _daemon_config(work, "capacity", names, None, (broker.port, broker.creds))
         host = _start_daemon(conf)
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
         procs = []
         try:
             for w in range(workers):

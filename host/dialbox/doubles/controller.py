@@ -319,6 +319,7 @@ class ControllerDouble:
                 self.secret = None
                 self._save()
             self.state = "revealed"
+            self.prompt = None
 
     def _prompt(self, msg: Frame) -> None:
         if self.secret is not None and self.secret["pid"] == msg["pid"]:
@@ -329,7 +330,8 @@ class ControllerDouble:
         self.state = "idle"
         self.sel = [w[2] if w is not None else -1 for w in msg["wheels"]]
         if self.auto:
-            self._later(self._auto_play, self.think)
+            pid = msg["pid"]
+            self._later(lambda: self._auto_play(pid), self.think)
 
     def _later(self, fn: Callable[[], Any], think: tuple[float, float] = (0.0, 0.0)) -> None:
         delay = self.rng.uniform(*think)
@@ -338,10 +340,10 @@ class ControllerDouble:
         else:
             fn()
 
-    def _auto_play(self) -> None:
+    def _auto_play(self, pid: int) -> None:
         p = self.prompt
-        if p is None:
-            return
+        if p is None or p["pid"] != pid or self.state not in ("idle", "editing"):
+            return  # a stale timer: that prompt was answered, or replaced
         for i, w in enumerate(p["wheels"]):
             if w is not None:
                 allowed = [k for k in range(32) if w[1] >> k & 1]
@@ -365,7 +367,7 @@ class ControllerDouble:
 
     def lock(self) -> None:
         p = self.prompt
-        if p is None or self.state == "locked":
+        if p is None or self.state not in ("idle", "editing", "unlocked"):
             return
         pid = p["pid"]
         nonce = os.urandom(codec.NONCE_BYTES)

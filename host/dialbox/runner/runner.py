@@ -135,6 +135,9 @@ class GameRunner:
                 self._seat_bot(seat)
         else:
             self.game = self._replay(cls, entries)
+            for seat in settings.bots:  # a daemon killed before it seated its bots
+                if not self.table.seats[seat].taken:
+                    self._seat_bot(seat)
         self._pump()
 
     # ------------------------------------------------------------------ journal
