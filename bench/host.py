@@ -335,6 +335,11 @@ async def _worker(spec: dict[str, Any]) -> None:
         await d.stop()
 
 
+def _cpu_s(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def _rss_kb(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -357,14 +362,16 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
                 spec = {"port": broker.port, "tables": names[w::workers], "seconds": seconds}
                 procs.append(await asyncio.create_subprocess_exec(
                     sys.executable, "-m", "bench.host", "_worker", json.dumps(spec),
-                    cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE))
+                    cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, limit=1 << 28))
             for p in procs:
                 assert p.stdout is not None
                 await p.stdout.readline()  # ready
             rss = []
+            cpu0, t0 = _cpu_s(host.pid), time.perf_counter()
             for _ in range(int(seconds) - 1):
                 await asyncio.sleep(1)
                 rss.append(_rss_kb(host.pid))
+            cpu = (_cpu_s(host.pid) - cpu0) / (time.perf_counter() - t0)
             marks: list[list[Any]] = []
             for p in procs:
                 assert p.stdout is not None
@@ -390,7 +397,7 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
     prompts_per_s = len(lat) / seconds / n_tables
     return {"tables": n_tables, "prompts": len(lat), "per_table_per_s": prompts_per_s,
             "p50": pct(lat, 50) if lat else None, "p99": pct(lat, 99) if lat else None,
-            "rss_mb": max(rss) / 1024 if rss else None}
+            "rss_mb": max(rss) / 1024 if rss else None, "host_cpu": cpu}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -410,7 +417,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"capacity {r['tables']:4d} tables x {SEATS}: {r['prompts']:6d} reveals, "
                   f"{r['per_table_per_s']:.2f} prompts/s/table, reveal p50 "
                   f"{r['p50'] or 0:7.2f} ms p99 {r['p99'] or 0:7.2f} ms, "
-                  f"host RSS {r['rss_mb'] or 0:6.1f} MB", flush=True)
+                  f"host RSS {r['rss_mb'] or 0:6.1f} MB, host CPU {100 * r['host_cpu']:3.0f}%",
+                  flush=True)
 
 
 if __name__ == "__main__":

@@ -120,6 +120,7 @@ class GameRunner:
         self.changed: Callable[[], None] | None = None
         self.next_pid = 1
         self._timers: list[asyncio.TimerHandle] = []
+        self._publish_due = False
         self.reveal_times: list[float] = []
         """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
         self._locked_at: float | None = None
@@ -653,6 +654,19 @@ class GameRunner:
         }
 
     def _publish(self) -> None:
+        """Publish the public state once per burst of changes (one loop turn)."""
+        if self._publish_due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._flush()
+            return
+        self._publish_due = True
+        loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._publish_due = False
         self.feed.publish(self.state())
         if self.changed is not None:
             self.changed()
