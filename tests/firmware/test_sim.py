@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dialbox.sim import SimController
+from dialbox.sim.standin import HostStandin
 from dialbox_protocol import codec
-from tests.firmware.standin import HostStandin
 
 PIXOID = [[None, 0b01010101, 0], [None, 0b1111111110, 1], None]
 RUNTIMES = ["micropython", "cpython"]
