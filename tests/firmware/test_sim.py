@@ -59,6 +59,9 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         host.send("revealed", [17, [[0, "E 4"], [1, "S 2"]], "Pixoid escapes"])
         view = sim.wait_state("revealed")
         assert "Pixoid escapes" in view.lines and "1 E 4" in view.lines
+        if sim.runtime == "micropython":
+            assert sim.heap == "96k"  # the whole game ran in a 96 KB MicroPython heap
+            assert sim.memory()["alloc"] < 96 * 1024
     finally:
         host.close()
 
