@@ -122,3 +122,19 @@ def test_auto_player_locks_a_legal_choice(runtime: str) -> None:
             )
         finally:
             host.close()
+
+
+def test_broken_config_shows_an_error_and_stays_provisionable(sim: SimController) -> None:
+    sim.wait_state("connecting")
+    sim.kill()
+    (sim.state_dir / "config.json").write_text('{"device": "x"}')
+    sim.start()
+    view = sim.wait_state("error")
+    assert view.lines[0] == "ERROR" and "config" in " ".join(view.lines)
+    assert view.led == "ff0000"
+    assert any(v.state == "error" for v in sim.history())
+    host = HostStandin(sim.device_path)
+    try:
+        host.handshake()  # still answers over USB, so it can be provisioned again
+    finally:
+        host.close()
