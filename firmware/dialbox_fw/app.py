@@ -52,6 +52,7 @@ class App:
         self.active = None
         self.running = True
         self.reboot_pending = False
+        self.restart = False
 
     def provisioned(self, cfg):
         configmod.save(cfg, self.cfg_path)
@@ -114,8 +115,10 @@ class App:
             self.step(now)
             if self.reboot_pending:
                 await asyncio.sleep(0.2)  # let the ack go out
-                self.hal.reset()
+                self.hal.reset()  # a board never comes back from this
                 self.reboot_pending = False
+                self.restart = True  # the virtual HAL does: the caller boots again
+                self.running = False
             for link in self.links:
                 if link.kind == "serial" and not link.up:
                     self.running = False

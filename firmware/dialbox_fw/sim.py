@@ -55,7 +55,10 @@ def main():
     hal = VirtualHal(profile, getenv("DIALBOX_SIM_UID", "sim-1"), getenv("DIALBOX_SIM_CONTROL"))
     extra = auto_player if getenv("DIALBOX_SIM_AUTO", "0") == "1" else None
     try:
-        asyncio.run(appmod.run(hal, extra=extra))
+        while True:
+            app = asyncio.run(appmod.run(hal, extra=extra))
+            if not app.restart:  # provisioning asks for a reset: boot again
+                break
     except KeyboardInterrupt:
         pass
 

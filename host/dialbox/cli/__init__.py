@@ -18,6 +18,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.protocol",
     "dialbox.cli.play",
     "dialbox.cli.sim",
+    "dialbox.cli.firmware",
 )
 
 

@@ -8,6 +8,7 @@ import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from dialbox.firmware_tools.compile_check import mpy_cross
 from dialbox.paths import firmware_dir, protocol_dir, repo_root
@@ -53,8 +54,8 @@ def boards() -> list[str]:
     return sorted(p.stem for p in (firmware_dir() / "boards").glob("*.json"))
 
 
-def profile(board: str) -> dict[str, object]:
-    data: dict[str, object] = json.loads((firmware_dir() / "boards" / f"{board}.json").read_text())
+def profile(board: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((firmware_dir() / "boards" / f"{board}.json").read_text())
     return data
 
 
