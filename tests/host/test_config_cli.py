@@ -48,6 +48,8 @@ def test_a_good_config_loads(tmp_path: Path) -> None:
         ("[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\ncolour = 'red'\n", "colour"),
         ("[mqtt]\nport = 0\n[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\n", "mqtt.port"),
         ("[[tables]\nname = 'x'\n", "not valid TOML"),
+        ("[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\nteams = ['a', 'b', 'c']\n",
+         "teams lists 3 seats"),
     ],
 )
 def test_a_malformed_config_names_the_problem(tmp_path: Path, text: str, expected: str,

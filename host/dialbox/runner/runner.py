@@ -75,6 +75,8 @@ class TableSettings:
     """Seat bots in every seat still empty once `controllers` controllers have paired."""
     controllers: list[str] = field(default_factory=list)
     """Unique ids allowed at this table (empty: any controller may pair)."""
+    teams: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
     pairing: str = "press"
     """'press': a new controller presses its button to take the next free seat; 'auto'."""
     prompt_timeout: float | None = None
@@ -107,6 +109,10 @@ class GameRunner:
         self.journal = journal
         self.host_name = host_name
         self.table = Table(settings.name, settings.seats or settings.players)
+        for place, team in zip(self.table.seats, settings.teams, strict=False):
+            place.team = team or None
+        for place, role in zip(self.table.seats, settings.roles, strict=False):
+            place.role = role or None
         self.feed = Feed()
         self.sessions: dict[str, Session] = {}
         self.pairing: dict[str, int] = {}
