@@ -104,3 +104,15 @@ def test_devices_lists_a_controller_on_a_pty(tmp_path: Path) -> None:
 
     rows = asyncio.run(run())
     assert [r.get("uid") for r in rows] == ["ctl-listed"]
+
+
+def test_a_journal_of_another_game_is_refused_clearly(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from dialbox.engine.errors import EngineError
+    from dialbox.journal import Journal
+    from dialbox.runner import GameRunner, TableSettings
+
+    j = Journal(tmp_path / "j.sqlite")
+    GameRunner(TableSettings("t1", "tests.host.games:Duel", 2), j)
+    with pytest.raises(EngineError, match="journal holds a game of tests.host.games:Duel"):
+        GameRunner(TableSettings("t1", "pixoid", 4), j)

@@ -157,6 +157,11 @@ class GameRunner:
         head = entries[0]
         if head.kind != "table":
             raise EngineError(f"journal for {self.settings.name} does not start with its table")
+        if head.data["game"] != self.settings.game:
+            raise EngineError(
+                f"the journal holds a game of {head.data['game']} at table "
+                f"{self.settings.name}, the config says {self.settings.game}: use another "
+                f"journal file (or another table name) for a new game")
         game = cls(head.data["options"])
         self.game = game
         self.next_pid = int(head.data["first_pid"])
