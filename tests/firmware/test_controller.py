@@ -272,6 +272,15 @@ def test_duplicates_are_acked_again_but_processed_once() -> None:
     assert r.ctl.wheels[0].index == 2  # not reset by the duplicate
 
 
+def test_a_stale_revealed_does_not_replace_the_prompt_in_hand() -> None:
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 12, True, True, "x", PIXOID)
+    out = r.host("revealed", 11, [[0, "N 1"]], "old news")
+    assert out[1]["t"] == "error" and out[1]["code"] == codec.E_PROMPT
+    assert r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 12
+
+
 def test_ping_is_answered_with_pong() -> None:
     r = Rig()
     assert r.host("ping", 12345) == [{"t": "pong", "seq": 0, "ms": 12345}]

@@ -6,6 +6,8 @@ import random
 
 import pytest
 from dialbox_fw.core.quadrature import Quadrature, waveform
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.firmware.conftest import run_micropython
 
@@ -91,3 +93,27 @@ def test_interrupt_path_never_allocates_under_micropython_heap_lock() -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert proc.stdout.strip().endswith("OK")
     assert "detents 3" in proc.stdout
+
+
+FORWARD = {3: 1, 1: 0, 0: 2, 2: 3}
+BACKWARD = {v: k for k, v in FORWARD.items()}
+
+
+@given(st.lists(st.sampled_from([1, -1]), max_size=400))
+def test_any_walk_of_valid_edges_counts_exactly_its_net_detents(steps: list[int]) -> None:
+    """Jitter, reversals, partial turns: only whole detents crossed ever count."""
+    q = Quadrature(4)
+    state, net, total = 3, 0, 0
+    for s in steps:
+        state = FORWARD[state] if s > 0 else BACKWARD[state]
+        net += s
+        q.update_state(state)
+        if state == 3:
+            total += q.take()
+            assert total * 4 == net
+    while state != 3:  # come to rest the short way round
+        back = net % 4 <= 2
+        state = BACKWARD[state] if back else FORWARD[state]
+        net += -1 if back else 1
+        q.update_state(state)
+    assert (total + q.take()) * 4 == net

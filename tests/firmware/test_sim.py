@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from dialbox.sim import SimController
+from dialbox.sim.standin import HostStandin
 from dialbox_protocol import codec
-from tests.firmware.standin import HostStandin
 
 PIXOID = [[None, 0b01010101, 0], [None, 0b1111111110, 1], None]
 RUNTIMES = ["micropython", "cpython"]
@@ -59,6 +59,9 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         host.send("revealed", [17, [[0, "E 4"], [1, "S 2"]], "Pixoid escapes"])
         view = sim.wait_state("revealed")
         assert "Pixoid escapes" in view.lines and "1 E 4" in view.lines
+        if sim.runtime == "micropython":
+            assert sim.heap == "96k"  # the whole game ran in a 96 KB MicroPython heap
+            assert sim.memory()["alloc"] < 96 * 1024
     finally:
         host.close()
 
@@ -119,3 +122,19 @@ def test_auto_player_locks_a_legal_choice(runtime: str) -> None:
             )
         finally:
             host.close()
+
+
+def test_broken_config_shows_an_error_and_stays_provisionable(sim: SimController) -> None:
+    sim.wait_state("connecting")
+    sim.kill()
+    (sim.state_dir / "config.json").write_text('{"device": "x"}')
+    sim.start()
+    view = sim.wait_state("error")
+    assert view.lines[0] == "ERROR" and "config" in " ".join(view.lines)
+    assert view.led == "ff0000"
+    assert any(v.state == "error" for v in sim.history())
+    host = HostStandin(sim.device_path)
+    try:
+        host.handshake()  # still answers over USB, so it can be provisioned again
+    finally:
+        host.close()

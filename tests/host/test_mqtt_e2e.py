@@ -255,3 +255,47 @@ async def _start_on_topic(d: Any, topic_uid: str) -> None:
 
 def test_spoofed_uid_over_mqtt_is_refused(tmp_path: Path) -> None:
     asyncio.run(_spoof(tmp_path))
+
+
+async def _wifi_loss(tmp_path: Path) -> None:
+    uids = UIDS[:2]
+    broker = Broker(tmp_path, uids)
+    await broker.start()
+    try:
+        cfg = table_config(tmp_path, players=2, uids=uids, mqtt=broker.host_mqtt(),
+                           options={"rounds": 1})
+        async with running_daemon(cfg) as daemon, mqtt_doubles(broker, uids, auto=False) as ds:
+            a, b = ds
+            runner = daemon.runners[TABLE]
+            for d in ds:
+                await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
+                d.lock()
+            await wait_for(lambda: runner.box is not None and runner.box.sealed
+                           and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in ds))
+            box = runner.box
+            assert box is not None
+            await b.unplug()  # b's WiFi drops before it locked
+            a.lock()
+            await wait_for(lambda: box.locked(0))
+            await a.unplug()  # a's WiFi drops after it locked
+            await b.replug()
+            await wait_for(lambda: b.welcomed.is_set() and b.prompt is not None
+                           and b.prompt["pid"] == box.pid, what="b resumed")
+            b.turn(1, 4)
+            b.lock()
+            await wait_for(lambda: box.phase == Phase.ALL_LOCKED)
+            await a.replug()
+            await wait_for(lambda: box.complete, what="both revealed")
+            await wait_for(lambda: runner.box is not None and not runner.box.sealed)
+            winner = a if runner.box.seats == (0,) else b  # type: ignore[union-attr]
+            await wait_for(lambda: winner.prompt is not None
+                           and winner.prompt["pid"] == runner.box.pid)  # type: ignore[union-attr]
+            winner.lock()
+            await asyncio.wait_for(runner.finished.wait(), 30)
+            assert check_integrity(daemon.journal, ds) == 2
+    finally:
+        broker.stop()
+
+
+def test_controller_wifi_loss_before_and_after_locking_loses_nothing(tmp_path: Path) -> None:
+    asyncio.run(_wifi_loss(tmp_path))

@@ -216,3 +216,36 @@ async def _replay(tmp_path: Path) -> None:
 
 def test_replayed_frames_are_ignored(tmp_path: Path) -> None:
     asyncio.run(_replay(tmp_path))
+
+
+async def _silent_port(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import os
+    import tty
+
+    from dialbox.sessions import session as session_mod
+
+    monkeypatch.setattr(session_mod, "IDENTIFY_EVERY", 0.01)
+    master, slave = os.openpty()
+    tty.setraw(slave)
+    (tmp_path / "links").mkdir()
+    (tmp_path / "links" / "modem").symlink_to(os.ttyname(slave))
+    got = bytearray()
+    loop = asyncio.get_running_loop()
+    loop.add_reader(master, lambda: got.extend(os.read(master, 4096)))
+    cfg = table_config(tmp_path, players=2, uids=["ctl-a", "ctl-b"], options={"rounds": 1})
+    try:
+        async with running_daemon(cfg) as daemon, doubles(tmp_path, ["ctl-a", "ctl-b"]) as ds:
+            await asyncio.wait_for(daemon.runners[TABLE].finished.wait(), 30)
+            await wait_for(lambda: got.count(b"\n") >= 20, what="identify tries")
+            await asyncio.sleep(0.1)  # would-be further tries
+            assert got.count(b'["identify"') == 20  # bounded, then the port is left alone
+            check_integrity(daemon.journal, ds)
+    finally:
+        loop.remove_reader(master)
+        os.close(master)
+        os.close(slave)
+
+
+def test_an_unknown_serial_device_is_left_alone_after_bounded_tries(
+        tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asyncio.run(_silent_port(tmp_path, monkeypatch))

@@ -257,6 +257,11 @@ class Controller:
 
     def _revealed(self, msg, now):
         pid = msg["pid"]
+        mine = self.pid()
+        if mine is not None and mine != pid:
+            # a stale or replayed reveal must not knock out the prompt in hand
+            self._send("error", [codec.E_PROMPT, "prompt %d is not open" % pid, msg["seq"]], now)
+            return
         self.results = (msg["choices"], msg["summary"])
         if self.record is not None and self.record["pid"] == pid:
             self._forget()

@@ -150,8 +150,7 @@ class VirtualHal:
             return
         data = self.sock.recv(128)
         if not data:
-            self.sock = None
-            return
+            raise SystemExit(0)  # the process that steers this controller is gone
         self.rx += data
         while b"\n" in self.rx:
             line, self.rx = self.rx.split(b"\n", 1)

@@ -64,6 +64,10 @@ class TableSection(_Strict):
     """Seats (1-based, as printed on the table) that bots take from the start."""
     fill_with_bots: bool = False
     controllers: list[str] = Field(default_factory=list)
+    teams: list[str] = Field(default_factory=list)
+    """Team of each seat in order ("" for none), e.g. ["red", "red", "blue", "blue"]."""
+    roles: list[str] = Field(default_factory=list)
+    """Role of each seat in order ("" for none), shown on displays."""
     pairing: Literal["press", "auto"] = "press"
     prompt_timeout: float | None = Field(None, gt=0)
     reveal_timeout: float = Field(30.0, gt=0)
@@ -71,6 +75,9 @@ class TableSection(_Strict):
     @model_validator(mode="after")
     def _bots_fit(self) -> TableSection:
         seats = self.seats or self.players
+        for what, values in (("teams", self.teams), ("roles", self.roles)):
+            if len(values) > seats:
+                raise ValueError(f"{what} lists {len(values)} seats, the table has {seats}")
         for b in self.bots:
             if not 1 <= b <= seats:
                 raise ValueError(f"bot seat {b} is not a seat of a {seats}-seat table")
@@ -81,6 +88,7 @@ class TableSection(_Strict):
             name=self.name, game=self.game, players=self.players, seats=self.seats, seed=self.seed,
             options=dict(self.options), bots=[b - 1 for b in self.bots],
             fill_with_bots=self.fill_with_bots, controllers=list(self.controllers),
+            teams=list(self.teams), roles=list(self.roles),
             pairing=self.pairing, prompt_timeout=self.prompt_timeout,
             reveal_timeout=self.reveal_timeout,
         )

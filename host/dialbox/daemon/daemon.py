@@ -18,6 +18,9 @@ from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
 
 log = logging.getLogger("dialbox.daemon")
 
+STATE_EVERY = 0.05
+"""Seconds between two retained state messages of one table on MQTT (the latest wins)."""
+
 
 class SerialDesk:
     """Session host for serial links: sends each controller to its table by unique id."""
@@ -125,14 +128,19 @@ class Daemon:
             await self._serve(link, runner)
 
         hub = MqttHub(address, name, on_link, client_id=f"{self.config.host.name}-{name}")
-        pending: dict[str, asyncio.Task[None]] = {}
+        latest: dict[str, Any] = {}
+
+        def send() -> None:
+            state = latest.pop("state")
+            payload = json.dumps(state, separators=(",", ":")).encode()
+            asyncio.ensure_future(hub.publish_state(payload))
 
         def publish(state: dict[str, Any]) -> None:
-            payload = json.dumps(state, separators=(",", ":")).encode()
-            old = pending.get("state")
-            if old is not None and not old.done():
-                old.cancel()
-            pending["state"] = asyncio.ensure_future(hub.publish_state(payload))
+            # at most one retained state message per table every STATE_EVERY seconds
+            first = "state" not in latest
+            latest["state"] = state
+            if first:
+                asyncio.get_running_loop().call_later(STATE_EVERY, send)
 
         runner.feed.listen(publish)
         return hub

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 import os
 import random
 import socket
@@ -23,9 +24,12 @@ from typing import Any
 
 import aiomqtt
 
+from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
 
 Frame = dict[str, Any]
+_QUIET = logging.getLogger("dialbox.doubles.mqtt")
+_QUIET.setLevel(logging.ERROR)
 
 
 class ControllerDouble:
@@ -65,7 +69,7 @@ class ControllerDouble:
         self._unacked: dict[int, tuple[bytes, float]] = {}
         self._seen: list[int] = []
         self._resend: list[Any] = []
-        self._reader = codec.FrameReader()
+        self._lines = LineSplitter()
         self._master: int | None = None
         self._slave: int | None = None
         self.device_path: str | None = None
@@ -143,8 +147,9 @@ class ControllerDouble:
             return
         except OSError:
             return
-        for msg in self._reader.feed(data):
-            self._handle(msg)
+        for line in self._lines.feed(data):
+            if line is not None:
+                self._handle(codec.decode_frame(line))
 
     async def _mqtt_loop(self) -> None:
         """Stay connected: reconnect with backoff whenever the broker goes away."""
@@ -168,6 +173,7 @@ class ControllerDouble:
             m.get("host", "localhost"), m["port"], username=m.get("user", self.uid),
             password=m.get("password"), identifier=f"ctrl-{self.uid}", keepalive=15,
             will=aiomqtt.Will(self._status_topic, b"offline", qos=1, retain=True),
+            logger=_QUIET,
             socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
         )
         async with client:
@@ -313,6 +319,7 @@ class ControllerDouble:
                 self.secret = None
                 self._save()
             self.state = "revealed"
+            self.prompt = None
 
     def _prompt(self, msg: Frame) -> None:
         if self.secret is not None and self.secret["pid"] == msg["pid"]:
@@ -323,7 +330,8 @@ class ControllerDouble:
         self.state = "idle"
         self.sel = [w[2] if w is not None else -1 for w in msg["wheels"]]
         if self.auto:
-            self._later(self._auto_play, self.think)
+            pid = msg["pid"]
+            self._later(lambda: self._auto_play(pid), self.think)
 
     def _later(self, fn: Callable[[], Any], think: tuple[float, float] = (0.0, 0.0)) -> None:
         delay = self.rng.uniform(*think)
@@ -332,10 +340,10 @@ class ControllerDouble:
         else:
             fn()
 
-    def _auto_play(self) -> None:
+    def _auto_play(self, pid: int) -> None:
         p = self.prompt
-        if p is None:
-            return
+        if p is None or p["pid"] != pid or self.state not in ("idle", "editing"):
+            return  # a stale timer: that prompt was answered, or replaced
         for i, w in enumerate(p["wheels"]):
             if w is not None:
                 allowed = [k for k in range(32) if w[1] >> k & 1]
@@ -359,7 +367,7 @@ class ControllerDouble:
 
     def lock(self) -> None:
         p = self.prompt
-        if p is None or self.state == "locked":
+        if p is None or self.state not in ("idle", "editing", "unlocked"):
             return
         pid = p["pid"]
         nonce = os.urandom(codec.NONCE_BYTES)

@@ -75,6 +75,8 @@ class TableSettings:
     """Seat bots in every seat still empty once `controllers` controllers have paired."""
     controllers: list[str] = field(default_factory=list)
     """Unique ids allowed at this table (empty: any controller may pair)."""
+    teams: list[str] = field(default_factory=list)
+    roles: list[str] = field(default_factory=list)
     pairing: str = "press"
     """'press': a new controller presses its button to take the next free seat; 'auto'."""
     prompt_timeout: float | None = None
@@ -107,6 +109,10 @@ class GameRunner:
         self.journal = journal
         self.host_name = host_name
         self.table = Table(settings.name, settings.seats or settings.players)
+        for place, team in zip(self.table.seats, settings.teams, strict=False):
+            place.team = team or None
+        for place, role in zip(self.table.seats, settings.roles, strict=False):
+            place.role = role or None
         self.feed = Feed()
         self.sessions: dict[str, Session] = {}
         self.pairing: dict[str, int] = {}
@@ -120,6 +126,7 @@ class GameRunner:
         self.changed: Callable[[], None] | None = None
         self.next_pid = 1
         self._timers: list[asyncio.TimerHandle] = []
+        self._publish_due = False
         self.reveal_times: list[float] = []
         """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
         self._locked_at: float | None = None
@@ -135,6 +142,9 @@ class GameRunner:
                 self._seat_bot(seat)
         else:
             self.game = self._replay(cls, entries)
+            for seat in settings.bots:  # a daemon killed before it seated its bots
+                if not self.table.seats[seat].taken:
+                    self._seat_bot(seat)
         self._pump()
 
     # ------------------------------------------------------------------ journal
@@ -147,6 +157,11 @@ class GameRunner:
         head = entries[0]
         if head.kind != "table":
             raise EngineError(f"journal for {self.settings.name} does not start with its table")
+        if head.data["game"] != self.settings.game:
+            raise EngineError(
+                f"the journal holds a game of {head.data['game']} at table "
+                f"{self.settings.name}, the config says {self.settings.game}: use another "
+                f"journal file (or another table name) for a new game")
         game = cls(head.data["options"])
         self.game = game
         self.next_pid = int(head.data["first_pid"])
@@ -265,6 +280,8 @@ class GameRunner:
         seat.state = snap.state
         self._resume(session, seat.index, snap)
         self._publish()
+        if self.box is None:
+            self._pump()  # a seat taken without a press (pairing "auto") may start the game
 
     def _offer_seat(self, session: Session, uid: str) -> None:
         free = self.table.next_free()
@@ -648,6 +665,19 @@ class GameRunner:
         }
 
     def _publish(self) -> None:
+        """Publish the public state once per burst of changes (one loop turn)."""
+        if self._publish_due:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            self._flush()
+            return
+        self._publish_due = True
+        loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        self._publish_due = False
         self.feed.publish(self.state())
         if self.changed is not None:
             self.changed()

@@ -37,6 +37,7 @@ Runtime = Literal["micropython", "cpython"]
 LinkKind = Literal["pty", "mqtt"]
 
 START_TIMEOUT = 15.0
+HISTORY = 1000  # views kept by history()
 HEAP_PTY = "96k"
 HEAP_MQTT = "128k"
 
@@ -141,6 +142,8 @@ class SimController:
         self._view = SimView()
         self._views = 0
         self._mem: dict[str, Any] | None = None
+        self._history: list[SimView] = []
+        self._configured = False
         self._relay: threading.Thread | None = None
         self._stopping = threading.Event()
 
@@ -172,7 +175,11 @@ class SimController:
         if self.running:
             return
         self.state_dir.mkdir(parents=True, exist_ok=True)
-        self._write_config()
+        if not self._configured:
+            # this object's settings go to flash once; a restart after kill() keeps whatever
+            # is on flash then (e.g. what `dialbox firmware provision` wrote)
+            self._write_config()
+            self._configured = True
         if self.link == "pty" and self._pty is None:
             self._pty = self._open_pty()
             self._stopping.clear()
@@ -421,6 +428,8 @@ class SimController:
                 seat=ev.get("seat"),
                 serial=self._views,
             )
+            self._history.append(self._view)
+            del self._history[:-HISTORY]
             self._cond.notify_all()
 
     def log_tail(self, lines: int = 20) -> str:
@@ -467,6 +476,11 @@ class SimController:
     def view(self) -> SimView:
         with self._lock:
             return self._view
+
+    def history(self) -> list[SimView]:
+        """Every view (OLED frame + LED) since start, oldest first (the last 1000)."""
+        with self._lock:
+            return list(self._history)
 
     def screen(self) -> list[str]:
         """The latest OLED frame as text lines (16 columns, up to 8 rows)."""

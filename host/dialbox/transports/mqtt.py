@@ -16,6 +16,10 @@ from dialbox.transports.base import BrokerUnavailable, Link, LinkClosed
 from dialbox_protocol.frames import parse_frame
 
 log = logging.getLogger("dialbox.mqtt")
+# aiomqtt warns once more than ten publishes await their PUBACK; a host sending to many
+# controllers at once does that by design (frames are published without waiting).
+_client_log = logging.getLogger("dialbox.mqtt.client")
+_client_log.setLevel(logging.ERROR)
 
 ONLINE = b"online"
 OFFLINE = b"offline"
@@ -68,7 +72,9 @@ class MqttLink(Link):
         self.down = hub.topics.dev(uid, "down")
 
     async def _write(self, frame: bytes) -> None:
-        await self.hub.publish(self.down, frame)
+        # Publish without waiting for the broker's PUBACK before the next frame: tasks start
+        # in order, so frames stay in order, and one slow acknowledgement holds nothing up.
+        self.hub.publish_soon(self.down, frame, self)
 
 
 class MqttHub:
@@ -111,6 +117,7 @@ class MqttHub:
             will=aiomqtt.Will(self.topics.host_status, OFFLINE, qos=1, retain=True),
             tls_context=tls,
             clean_session=True,
+            logger=_client_log,
             # Nagle would hold our small frames back while an earlier one is unacknowledged.
             socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
         )
@@ -184,6 +191,20 @@ class MqttHub:
             await client.publish(topic, payload, qos=1, retain=retain)
         except aiomqtt.MqttError as e:
             raise LinkClosed(f"publish to {topic} failed: {e}") from None
+
+    def publish_soon(self, topic: str, payload: bytes, link: MqttLink) -> None:
+        if self._client is None:
+            link.end()
+            raise LinkClosed("not connected to the broker")
+        task = asyncio.ensure_future(self._publish_or_end(topic, payload, link))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _publish_or_end(self, topic: str, payload: bytes, link: MqttLink) -> None:
+        try:
+            await self.publish(topic, payload)
+        except LinkClosed:
+            link.end()
 
     async def publish_state(self, payload: bytes) -> None:
         """The table's public state, retained (never a selection before all-locked)."""

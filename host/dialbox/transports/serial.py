@@ -16,9 +16,13 @@ from serial.tools import list_ports
 from serial.tools.list_ports_common import ListPortInfo
 
 from dialbox.transports.base import Link, LinkClosed, PortUnavailable
-from dialbox_protocol.frames import FrameParser
+from dialbox_protocol import codec
+from dialbox_protocol.frames import Parsed, ProtocolError, parse_frame
 
 log = logging.getLogger("dialbox.serial")
+# pyserial-asyncio-fast logs a traceback for every unplugged port (its final flush fails);
+# the link loss is reported here instead, as one line.
+logging.getLogger("serial_asyncio_fast").setLevel(logging.CRITICAL)
 
 BAUDRATE = 115200
 
@@ -34,7 +38,7 @@ class SerialLink(Link):
     def __init__(self, path: str) -> None:
         super().__init__(path)
         self.path = path
-        self._parser = FrameParser()
+        self._lines = LineSplitter()
         self._transport: asyncio.Transport | None = None
         self.bytes_in = 0
 
@@ -54,8 +58,8 @@ class SerialLink(Link):
 
     def received(self, data: bytes) -> None:
         self.bytes_in += len(data)
-        for parsed in self._parser.feed(data):
-            self.deliver(parsed)
+        for line in self._lines.feed(data):
+            self.deliver(parse_line(line))
 
     async def _write(self, frame: bytes) -> None:
         t = self._transport
@@ -72,6 +76,50 @@ class SerialLink(Link):
         self.end()
         if self._transport is not None:
             self._transport.close()
+
+
+class LineSplitter:
+    """Splits a byte stream at newlines, the way the codec's FrameReader does, but a chunk
+    at a time (bytes.find) instead of a byte at a time: a line longer than a frame may be is
+    dropped whole and reported once; a reader that joins mid-stream resynchronises at the
+    next newline."""
+
+    def __init__(self, max_frame: int = codec.MAX_FRAME) -> None:
+        self.max = max_frame
+        self.buf = bytearray()
+        self.overflow = False
+
+    def feed(self, data: bytes) -> list[bytes | None]:
+        """Complete lines (None for each overlong line dropped)."""
+        out: list[bytes | None] = []
+        start = 0
+        while True:
+            nl = data.find(b"\n", start)
+            if nl < 0:
+                break
+            if self.overflow or len(self.buf) + nl - start >= self.max:
+                out.append(None)
+            else:
+                line = bytes(self.buf) + data[start:nl] if self.buf else data[start:nl]
+                if line:
+                    out.append(line)
+            self.buf.clear()
+            self.overflow = False
+            start = nl + 1
+        rest = len(data) - start
+        if rest:
+            if self.overflow or len(self.buf) + rest >= self.max:
+                self.overflow = True
+                self.buf.clear()
+            else:
+                self.buf += data[start:]
+        return out
+
+
+def parse_line(line: bytes | None) -> Parsed:
+    if line is None:
+        return ProtocolError(codec.E_OVERSIZE, f"line longer than {codec.MAX_FRAME} bytes dropped")
+    return parse_frame(line)
 
 
 class _Reader(asyncio.Protocol):

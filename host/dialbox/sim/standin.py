@@ -1,4 +1,4 @@
-"""A minimal host written with the shared codec, to play sessions against controllers in tests."""
+"""HostStandin: a minimal host written with the shared codec, for tests and benchmarks."""
 
 from __future__ import annotations
 
