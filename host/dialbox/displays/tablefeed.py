@@ -114,16 +114,41 @@ def _prompt_text(texts: Mapping[Any, str]) -> str:
     return values[0] if len(values) == 1 else "Each seat answers its own question"
 
 
+def reveal_view(r: Mapping[str, Any], memory: Memory) -> PromptView | None:
+    """One of the runner's reveals (pid, sealed, choices as labels, summary, texts)."""
+    if not r.get("choices"):
+        return None  # a void prompt: nothing was revealed
+    pid = int(r["pid"])
+    choices = tuple(
+        ChoiceView(seat=int(seat), text=str(label),
+                   faces=tuple(FaceView(label=part) for part in str(label).split()))
+        for seat, label in r["choices"]
+    )
+    texts = r.get("text")
+    text = _prompt_text(texts) if texts else memory.texts.get(pid, "")
+    return PromptView(
+        pid=pid, sealed=bool(r.get("sealed", memory.sealed.get(pid, True))), topic="",
+        text=text or str(r.get("summary", "")),
+        asks=tuple(AskView(seat=c.seat, text="", status="revealed") for c in choices),
+        phase="revealed", choices=choices,
+    )
+
+
 def table_view(
     state: Mapping[str, Any],
     links: Mapping[str, LinkInfo] | None = None,
     pairing: Mapping[str, str] | None = None,
     memory: Memory | None = None,
+    reveal_of: Mapping[str, Any] | None = None,
 ) -> TableView:
-    """The daemon's public state (GameRunner.state()) as a TableView."""
+    """The daemon's public state (GameRunner.state()) as a TableView.
+
+    `reveal_of`: show this one of the state's `reveals` as the latest, with no prompt open
+    (the moment just after it, when one published state followed several reveals).
+    """
     links = links or {}
     memory = memory if memory is not None else Memory()
-    p = state.get("prompt")
+    p = state.get("prompt") if reveal_of is None else None
     result = state.get("result")
     over = bool(state.get("over")) and result is not None
     seats: list[SeatView] = []
@@ -168,21 +193,9 @@ def table_view(
                                            "waiting"))
                        for seat in p.get("seats", [])),
         )
-    reveal: PromptView | None = None
-    r = state.get("revealed")
-    if r is not None and r.get("choices"):
-        pid = int(r["pid"])
-        choices = tuple(
-            ChoiceView(seat=int(seat), text=str(label),
-                       faces=tuple(FaceView(label=part) for part in str(label).split()))
-            for seat, label in r["choices"]
-        )
-        reveal = PromptView(
-            pid=pid, sealed=memory.sealed.get(pid, True), topic="",
-            text=memory.texts.get(pid, "") or str(r.get("summary", "")),
-            asks=tuple(AskView(seat=c.seat, text="", status="revealed") for c in choices),
-            phase="revealed", choices=choices,
-        )
+    reveals = [x for x in state.get("reveals", []) if x.get("choices")]
+    r = reveal_of or (reveals[-1] if reveals else state.get("revealed"))
+    reveal = None if r is None else reveal_view(r, memory)
     raw_events = list(state.get("events", []))
     events = tuple(EventView(n=i + 1, kind=str(e.get("kind", "")), text=str(e.get("text", "")),
                              data=dict(e.get("data", {})))
@@ -245,6 +258,8 @@ class TableFollower:
         self._last_state: dict[str, Any] | None = None
         self._shown_reveal: int | None = None
         self._lobby_shown = False
+        self._seen_reveals: set[int] = set()
+        self._started = False
         runner.feed.listen(self.on_state)
         self.on_state(runner.state())
 
@@ -258,7 +273,17 @@ class TableFollower:
 
     def on_state(self, state: dict[str, Any]) -> None:
         self._last_state = state
-        view = table_view(state, self.links(), self.pairing(), self.memory)
+        links, pairing = self.links(), self.pairing()
+        reveals = [r for r in state.get("reveals", []) if r.get("choices")]
+        new = [r for r in reveals if r["pid"] not in self._seen_reveals]
+        self._seen_reveals.update(r["pid"] for r in reveals)
+        # Several reveals since the last state (a burst): each gets its moment on screen.
+        for r in new[:-1] if self._started else ():
+            self.emit(table_view(state, links, pairing, self.memory, reveal_of=r))
+        self._started = True
+        self.emit(table_view(state, links, pairing, self.memory))
+
+    def emit(self, view: TableView) -> None:
         if self.pace <= 0 and self.on_moment is None:
             self.feed.publish(view)
             return

@@ -12,6 +12,7 @@ import importlib
 import logging
 import os
 import time
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -120,6 +121,8 @@ class GameRunner:
         self.bot_secrets: dict[int, _BotSecret] = {}
         self.bots: dict[int, Bot] = {}
         self.last_revealed: Revealed | None = None
+        self.reveals: deque[dict[str, Any]] = deque(maxlen=8)
+        """The latest reveals, for displays: one state may follow several (publish bursts)."""
         self.last_seats: tuple[int, ...] = ()
         self.events: list[dict[str, Any]] = []
         self.finished = asyncio.Event()
@@ -470,6 +473,9 @@ class GameRunner:
         self._journal("revealed", pid=box.pid, choices=choices, summary=summary,
                       seats=list(box.seats))
         self.last_revealed, self.last_seats = revealed, box.seats
+        self.reveals.append({"pid": box.pid, "sealed": box.sealed, "choices": choices,
+                             "summary": summary,
+                             "text": {a.seat: a.text for a in decision.asks}})
         self.box = None
         self._cancel_timers()
         for seat in box.seats:
@@ -656,6 +662,7 @@ class GameRunner:
             "game": self.settings.game,
             "seats": [s.public() for s in self.table.seats],
             "prompt": prompt,
+            "reveals": list(self.reveals),
             "revealed": None if last is None else {
                 "pid": last.pid, "choices": last.choices, "summary": last.summary},
             "events": self.events[-10:],
