@@ -1,10 +1,11 @@
 """The table screen in Debian's Chromium, following the real daemon through a whole game.
 
 For each 8Bit Box game: the daemon (serial over pseudo-terminals), two simulated controllers
-and two bots play a full game (`dialbox.daemon.embedded.run_demo`, as `dialbox demo` does);
-the displays follow the runner. Checks what the page shows when all lock and at the reveal,
-that no WebSocket frame the page receives carries a choice before all-locked, and the final
-scores. Screenshots land in artifacts/displays/ (gitignored).
+(the firmware under MicroPython) and two bots play a full game, as `dialbox demo` runs it
+(`dialbox.daemon.embedded.run_demo`); the displays follow the runner. Checks what the page
+shows in the lobby, when all lock and at the reveal, that no WebSocket frame the page
+receives carries a choice before all-locked, and the final scores. Screenshots land in
+artifacts/displays/ (gitignored).
 """
 
 from __future__ import annotations
@@ -36,9 +37,8 @@ pytestmark = [
     pytest.mark.timeout(120),
 ]
 
-RUNTIME = "double"
-"""The simulated controllers: the protocol double (see docs/displays.md for why not yet the
-firmware on the MicroPython port)."""
+RUNTIME = "micropython"
+"""The simulated controllers: the real firmware under the MicroPython unix port, over ptys."""
 
 
 async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
