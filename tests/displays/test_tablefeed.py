@@ -127,3 +127,32 @@ def test_follower_publishes_every_state_and_marks_moments() -> None:
     assert [v.prompt.phase if v.prompt else "none" for v in seen[:3]] == [
         "open", "alllocked", "none"]
     assert moments == ["alllocked", "reveal"]  # no lobby: the table was already playing
+
+
+def test_a_burst_of_reveals_gives_each_its_moment() -> None:
+    async def go() -> list[TableView]:
+        runner = FakeRunner()
+        feed = PublicFeed()
+        seen: list[TableView] = []
+        feed.listen(seen.append)
+
+        async def camera(view: TableView, moment: str) -> None:
+            pass
+
+        follower = TableFollower(runner, feed, on_moment=camera)
+        task = asyncio.create_task(follower.run())
+        reveals = [{"pid": 7, "sealed": True, "choices": [[0, "N 1"]], "summary": "",
+                    "text": {0: "Move"}},
+                   {"pid": 8, "sealed": False, "choices": [[1, "Keep"]], "summary": "",
+                    "text": {1: "Keep which?"}}]
+        runner.publish(state(prompt=None, reveals=reveals))  # one state after two reveals
+        await follower.drained()
+        task.cancel()
+        return seen
+
+    seen = asyncio.run(go())
+    shown = [v.reveal.pid for v in seen if v.reveal is not None]
+    assert shown == [7, 8]
+    assert seen[-2].reveal is not None and seen[-2].reveal.sealed
+    assert seen[-2].reveal.text == "Move" and seen[-2].prompt is None
+    assert seen[-1].reveal is not None and not seen[-1].reveal.sealed
