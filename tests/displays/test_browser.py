@@ -86,6 +86,7 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                     seated = next(s for s in view.seats if s.occupant == "controller")
                     meta = await page.inner_text(f'#seats .seat[data-seat="{seated.seat}"]')
                     assert seated.uid in meta and "serial" in meta and "fw " in meta
+                    await page.wait_for_timeout(500)  # the overlay's pop-in, for the picture
                     await page.screenshot(path=shots / f"{game}-2-alllocked.png")
                     looked["alllocked"] = p.pid
                 elif (moment == "reveal" and view.reveal is not None and "reveal" not in looked

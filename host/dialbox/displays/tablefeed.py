@@ -228,8 +228,9 @@ def table_view(
     )
 
 
-HOLD = {"lobby": 1.5, "alllocked": 1.2, "reveal": 2.5, "other": 0.25}
-"""Seconds each kind of public moment stays on screen at pace 1.0."""
+HOLD = {"lobby": 1.5, "alllocked": 1.2, "reveal": 2.5, "answer": 1.0, "other": 0.25}
+"""Seconds each kind of public moment stays on screen at pace 1.0 (answer: an open prompt's
+reveal, e.g. a bot keeping a token)."""
 
 
 class TableFollower:
@@ -318,6 +319,8 @@ class TableFollower:
             kind = self.moment(view)
             if kind != "other" and self.on_moment is not None:
                 await self.on_moment(view, kind)
+            if kind == "reveal" and view.reveal is not None and not view.reveal.sealed:
+                kind = "answer"
             await asyncio.sleep(HOLD[kind] * self.pace)  # at pace 0: let the screen send
 
     @property
