@@ -41,6 +41,33 @@ RUNTIME = "micropython"
 """The simulated controllers: the real firmware under the MicroPython unix port, over ptys."""
 
 
+async def check_board(page: Any, game: str, view: TableView) -> None:
+    """The game's board on the page shows what the game's public view holds."""
+    b = view.board
+    assert b is not None
+    count = page.locator
+    if game == "pixoid":
+        cubes = [c for c in b["cubes"] if c is not None]
+        assert await count("svg[data-board=pixoid] rect[data-cube]").count() == len(cubes)
+        assert await count("svg[data-board=pixoid] line").count() > 0  # walls
+        assert await count("svg[data-board=pixoid] [data-bonus]").count() == len(b["bonus"])
+    elif game == "outspeed":
+        ships = [z for z in b["zones"] if z is not None]
+        assert await count("[data-board=outspeed] [data-ship]").count() == len(ships)
+        assert await count(".route").count() == 3
+        lit = sorted(b["tile"]["routes"])
+        assert sorted(await page.eval_on_selector_all(
+            ".route:not(.off)", "els => els.map(e => e.dataset.route)")) == lit
+    elif game == "stadium":
+        assert await count("[data-board=stadium] .trial").count() == len(b["track"])
+        trial = b.get("trial") or {}
+        if trial.get("key"):
+            rules = await page.inner_text(f'[data-trial-rules="{trial["key"]}"]')
+            assert trial["name"] in rules
+            assert await count(f'[data-talk="{trial["talk"]}"]').count() == 1
+        assert await count(".team").count() >= 2
+
+
 async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
     from playwright.async_api import async_playwright
 
@@ -96,6 +123,7 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                     shown_choices = await page.eval_on_selector_all("#reveal .choice",
                                                                     CHOICES_SHOWN)
                     assert sorted(shown_choices) == sorted([c.seat, c.text] for c in r.choices)
+                    await check_board(page, game, view)
                     await page.wait_for_timeout(800)  # let the cards finish turning over
                     await page.screenshot(path=shots / f"{game}-3-reveal.png")
                     looked["reveal"] = r.pid

@@ -96,7 +96,7 @@ function renderSeats(v) {
     const status = seatStatus(v, st);
     return h("div", { class: "seat", "data-seat": st.seat, "data-status": status },
       h("span", { class: "swatch", style: "background:" + hex(st.colour) }),
-      h("span", { class: "who" }, st.name, st.team ? h("span", { class: "badge" }, st.team) : null),
+      h("span", { class: "who" }, st.name, teamOf(v, st.seat) ? h("span", { class: "badge" }, teamOf(v, st.seat)) : null),
       h("span", { class: "status " + status }, status === "locked" ? "✔ locked" : STATUS_WORDS[status]),
       h("span", { class: "meta" }, seatMeta(st)));
   });
@@ -162,6 +162,11 @@ function renderEvents(v) {
   list.scrollTop = list.scrollHeight;
 }
 
+function teamOf(v, i) {
+  if (seatOf(v, i).team) return seatOf(v, i).team;
+  return v.game === "stadium" ? (i % 2 ? "Red Sunz" : "Blue Starz") : "";
+}
+
 function renderResult(v) {
   const el = $("result");
   if (v.stage !== "over" || !v.result) { el.hidden = true; return; }
@@ -171,6 +176,7 @@ function renderResult(v) {
   el.replaceChildren(h("h1", {}, "Final scores"), h("div", { class: "text" }, r.text),
     h("table", {}, order.map((i) => h("tr", { class: r.winners.includes(i) ? "winner" : "" },
       h("td", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i)),
+      h("td", { class: "team" }, teamOf(v, i)),
       h("td", {}, r.winners.includes(i) ? "★ winner" : ""),
       h("td", {}, String(r.scores[i]))))));
 }
@@ -282,8 +288,9 @@ function outspeedBoard(v, b) {
   const routes = h("div", { class: "routes" }, ["red", "yellow", "green"].map((c) => {
     const r = tile.routes[c];
     return h("div", { class: "route" + (r ? "" : " off"), "data-route": c, style: "border-color:" + hex(ROUTE_COLOURS[c]) },
-      h("div", { class: "rt" }, c + " " + { red: "A", yellow: "B", green: "C" }[c]),
-      h("div", {}, r ? r.text : "light off"));
+      h("div", { class: "rt" }, c + " " + { red: "A", yellow: "B", green: "C" }[c],
+        r && r.condition ? h("span", { class: "badge" }, r.condition) : null),
+      h("div", {}, r ? (r.effect || r.text) : "light off"));
   }));
   const fuel = (b.fuel || []).map((f, i) => h("div", { class: "fuel", "data-seat": i },
     h("span", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i)),
@@ -309,7 +316,9 @@ function talkBadge(talk) {
 
 function stadiumBoard(v, b) {
   const info = (trials && trials.trials) || {};
-  const stage = b.stage || {};
+  // The Trial in play: `trial` {key, name, talk, summary} (older views: `stage` {trial, ...}).
+  const t = b.trial || b.stage || {};
+  const stage = { trial: t.key || t.trial, name: t.name, talk: t.talk, summary: t.summary };
   const track = h("div", { class: "trials", "data-board": "stadium" }, (b.track || []).map((key, i) => {
     const known = info[key];
     const revealed = i < b.revealed;
@@ -319,9 +328,10 @@ function stadiumBoard(v, b) {
   const cur = stage.trial ? info[stage.trial] : null;
   const rules = stage.trial ? h("div", { class: "rules", "data-trial-rules": stage.trial },
     h("div", { class: "board-head" }, h("span", { class: "big" }, stage.name || stage.trial), talkBadge(stage.talk)),
-    cur ? cur.rules : "") : null;
+    stage.summary || (cur ? cur.rules : "")) : null;
   const medals = h("div", { class: "medals" }, ["blue", "red"].map((t, ti) => {
-    const m = (b.medals || {})[t] || {};
+    const raw = (b.medals || {})[t] || {};
+    const m = Array.isArray(raw) ? { gold: raw[0], silver: raw[1], bronze: raw[2] } : raw;
     const icons = [];
     for (const kind of ["gold", "silver", "bronze"]) for (let k = 0; k < (m[kind] || 0); k++)
       icons.push(h("span", { class: "medal " + kind }, kind[0].toUpperCase()));
@@ -334,7 +344,8 @@ function stadiumBoard(v, b) {
     h("span", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i),
       i === b.first ? " ⚑" : ""),
     h("div", { class: "bar" }, h("div", { style: `width:${e * 100 / 30}%;background:${hex(i % 2 ? TEAM_COLOURS.red : TEAM_COLOURS.blue)}` })),
-    h("b", {}, e + "⚡")));
+    h("b", {}, e + "⚡" + (b.score && b.score[i] !== null && b.score[i] !== undefined
+      ? " · score " + b.score[i] : ""))));
   return h("div", { class: "panel" },
     h("div", { class: "board-head" }, h("span", { class: "big" }, "Stadium"),
       h("span", { class: "badge" }, "Trial " + (b.revealed || 0) + " of " + (b.track || []).length)),
