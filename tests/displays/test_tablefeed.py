@@ -79,6 +79,7 @@ def test_lobby_until_the_first_prompt() -> None:
     v = table_view(state(prompt=None, seats=[seat(0), seat(1, kind="empty", uid=None)]),
                    pairing={"c9": "press to sit"})
     assert v.stage == "lobby" and v.pairing[0].uid == "c9"
+    assert v.progress is not None and (v.progress.done, v.progress.total) == (1, 2)
     assert v.seats[1].status == "empty"
 
 

@@ -28,6 +28,7 @@ from dialbox.displays.public import (
     FaceView,
     Notice,
     Pairing,
+    Progress,
     PromptPhase,
     PromptView,
     ResultView,
@@ -207,9 +208,13 @@ def table_view(
                                    f"again. ({why})"))
     stage: Stage = "over" if over else (
         "playing" if p is not None or r is not None or raw_events else "lobby")
+    taken = sum(1 for s in seats if s.occupant != "empty")
+    progress = (Progress(label="Players seated", done=taken, total=len(seats))
+                if stage == "lobby" and seats else None)
     return TableView(
         table=str(state.get("table", "table")),
         stage=stage,
+        progress=progress,
         games=game_choices(game_names()),
         game=state.get("game"),
         pairing=tuple(Pairing(uid=u, transport=links[u].transport if u in links else "link",
