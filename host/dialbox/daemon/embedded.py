@@ -87,6 +87,33 @@ async def mosquitto(conf_dir: Path, uids: list[str], table: str = TABLE,
             proc.wait()
 
 
+@contextlib.asynccontextmanager
+async def embedded_broker() -> AsyncIterator[int]:
+    """A pure-Python broker (amqtt) in this process, anonymous, for the demo only: no
+    per-controller users or ACLs (use Mosquitto with `dialbox broker config` for those)."""
+    try:
+        broker_mod = importlib.import_module("amqtt.broker")
+    except ImportError:
+        raise RuntimeError(
+            "no MQTT broker: install Mosquitto (apt-get install mosquitto) or the embedded "
+            "one (pip install 'dialbox[broker]')") from None
+    port = free_port()
+    broker = broker_mod.Broker({
+        "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                    {"allow_anonymous": True}},
+    })
+    await broker.start()
+    try:
+        yield port
+    finally:
+        await broker.shutdown()
+
+
+def mosquitto_installed() -> bool:
+    return shutil.which("mosquitto") is not None or Path("/usr/sbin/mosquitto").exists()
+
+
 async def wait_port(port: int, tries: int = 200) -> None:
     """Bounded retries until something listens on 127.0.0.1:port."""
     for _ in range(tries):
@@ -111,6 +138,7 @@ async def run_demo(
     transport: str = "serial",
     runtime: str = "micropython",
     options: dict[str, Any] | None = None,
+    broker: str = "auto",
     on_state: Callable[[dict[str, Any]], None] | None = None,
     timeout: float = 600.0,
 ) -> DemoSummary:
@@ -132,8 +160,14 @@ async def run_demo(
             }
             mqtt: dict[str, Any] | None = None
             if transport == "mqtt":
-                port, creds, _pid = await stack.enter_async_context(
-                    mosquitto(work / "broker", uids))
+                if broker == "mosquitto" or (broker == "auto" and mosquitto_installed()):
+                    port, creds, _pid = await stack.enter_async_context(
+                        mosquitto(work / "broker", uids))
+                    transport = "mqtt (mosquitto)"
+                else:
+                    port = await stack.enter_async_context(embedded_broker())
+                    creds = {u: "" for u in [*uids, "host"]}
+                    transport = "mqtt (embedded amqtt)"
                 cfg["serial"] = {"enabled": False}
                 cfg["mqtt"] = {"host": "127.0.0.1", "port": port, "user": "host",
                                "password": creds["host"]}
