@@ -270,6 +270,13 @@ class GameRunner:
         self._journal("seat", seat=index, uid=uid, bot=False)
         log.info("%s: controller %s takes seat %d", self.settings.name, uid, index + 1)
 
+    def owes(self, session: Session) -> bool:
+        box = self.box
+        seat = self.table.seat_of(session.uid) if session.uid else None
+        if box is None or seat is None:
+            return session.uid in self.pairing  # a pairing press is awaited too
+        return seat.index in box.waiting_for
+
     def on_offline(self, session: Session) -> None:
         uid = session.uid
         if uid is None or self.sessions.get(uid) is not session:
