@@ -184,8 +184,11 @@ def test_micropython_firmware_rebooting_behind_a_live_port_is_found_again(
                     await asyncio.to_thread(
                         s.wait_for, lambda v: v.pid == pid and v.state == "programming",
                         20, "the sealed prompt")
+                seat_a = runner.table.seat_of(a.uid)
+                assert seat_a is not None
                 a.press(100)
-                await wait_for(lambda: runner.box is not None and runner.box.locked(0))
+                await wait_for(lambda: runner.box is not None
+                               and runner.box.locked(seat_a.index))
                 await asyncio.to_thread(a.kill)  # the port stays up
                 await asyncio.to_thread(a.start)
                 b.press(100)
