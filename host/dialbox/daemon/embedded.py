@@ -189,7 +189,16 @@ async def run_demo(
                     stack, uids, work, runtime, mqtt, seed)
                 if daemon.watcher is not None:
                     daemon.watcher.watch(str(work / "flash" / "*" / "tty"))
-                await asyncio.wait_for(runner.finished.wait(), timeout)
+                try:
+                    await asyncio.wait_for(runner.finished.wait(), timeout)
+                except TimeoutError:
+                    box = runner.box
+                    waiting = [s + 1 for s in box.waiting_for] if box is not None else []
+                    raise TimeoutError(
+                        f"the game did not finish within {timeout:.0f} s "
+                        f"({len(runner.game.log)} decisions; waiting for seats {waiting}; "
+                        f"seats online {[s.index + 1 for s in runner.table.seats if s.online]})"
+                    ) from None
             finally:
                 daemon.stop()
                 await task
