@@ -160,3 +160,42 @@ def test_cpython_firmware_plays_over_mosquitto_with_generated_acls(tmp_path: Pat
             broker.stop()
 
     asyncio.run(run())
+
+
+@pytest.mark.micropython
+def test_micropython_firmware_rebooting_behind_a_live_port_is_found_again(
+        tmp_path: Path) -> None:
+    """A reboot (watchdog, brown-out) that keeps the USB port up: the rebooted firmware waits
+    for an identify while the host's session still looks alive; the host asks again once the
+    seat owes a reveal and the controller has gone quiet."""
+    uids = ["mp-a", "mp-b"]
+
+    async def run() -> None:
+        cfg = _serial(table_config(tmp_path, players=2, uids=uids, pairing="auto",
+                                   options={"rounds": 1, "forbid_n9": False}), tmp_path)
+        a, b = _sims(tmp_path, uids, runtime="micropython")
+        async with running_daemon(cfg) as daemon:
+            runner = daemon.runners[TABLE]
+            try:
+                await asyncio.gather(asyncio.to_thread(a.start), asyncio.to_thread(b.start))
+                await wait_for(lambda: runner.box is not None and runner.box.sealed)
+                pid = runner.box.pid  # type: ignore[union-attr]
+                for s in (a, b):
+                    await asyncio.to_thread(
+                        s.wait_for, lambda v: v.pid == pid and v.state == "programming",
+                        20, "the sealed prompt")
+                seat_a = runner.table.seat_of(a.uid)
+                assert seat_a is not None
+                a.press(100)
+                await wait_for(lambda: runner.box is not None
+                               and runner.box.locked(seat_a.index))
+                await asyncio.to_thread(a.kill)  # the port stays up
+                await asyncio.to_thread(a.start)
+                b.press(100)
+                await wait_for(lambda: runner.box is None or runner.box.pid != pid,
+                               timeout=60, what="the reveal after the reboot")
+                assert _check(daemon.journal, uids) >= 1
+            finally:
+                await asyncio.gather(asyncio.to_thread(a.stop), asyncio.to_thread(b.stop))
+
+    asyncio.run(run())

@@ -299,3 +299,62 @@ async def _wifi_loss(tmp_path: Path) -> None:
 
 def test_controller_wifi_loss_before_and_after_locking_loses_nothing(tmp_path: Path) -> None:
     asyncio.run(_wifi_loss(tmp_path))
+
+
+def _make_certs(d: Path) -> tuple[Path, Path, Path]:
+    import subprocess
+
+    d.mkdir(parents=True, exist_ok=True)
+    ca_key, ca, key, csr, crt = (d / n for n in ("ca.key", "ca.crt", "srv.key", "srv.csr",
+                                                 "srv.crt"))
+    run = lambda *a: subprocess.run(a, check=True, capture_output=True)  # noqa: E731
+    run("openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+        "-subj", "/CN=dialbox test CA", "-keyout", str(ca_key), "-out", str(ca))
+    run("openssl", "req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=localhost",
+        "-keyout", str(key), "-out", str(csr))
+    ext = d / "san.ext"
+    ext.write_text("subjectAltName=IP:127.0.0.1,DNS:localhost\n")
+    run("openssl", "x509", "-req", "-in", str(csr), "-CA", str(ca), "-CAkey", str(ca_key),
+        "-CAcreateserial", "-days", "2", "-extfile", str(ext), "-out", str(crt))
+    return ca, crt, key
+
+
+async def _tls(tmp_path: Path) -> None:
+    import shutil
+    import subprocess
+
+    from dialbox.broker import write_broker_config
+    from dialbox.daemon.embedded import free_port, wait_port
+
+    ca, crt, key = _make_certs(tmp_path / "certs")
+    port, tls_port = free_port(), free_port()
+    files = write_broker_config(tmp_path / "broker", {TABLE: ["ctl-a"]}, port=port,
+                                bind="127.0.0.1", tls_cert=str(crt), tls_key=str(key),
+                                tls_ca=str(ca), tls_port=tls_port)
+    proc = subprocess.Popen([shutil.which("mosquitto") or "/usr/sbin/mosquitto", "-c",
+                             str(files.conf)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    try:
+        await wait_port(tls_port)
+        cfg = table_config(tmp_path, players=1, mqtt={
+            "host": "127.0.0.1", "port": tls_port, "user": "host",
+            "password": files.credentials["host"], "tls_ca": str(ca)})
+        async with running_daemon(cfg) as daemon:
+            await asyncio.wait_for(daemon.hubs[TABLE].connected.wait(), 10)
+            import ssl
+
+            tls = ssl.create_default_context(cafile=str(ca))
+            async with aiomqtt.Client("127.0.0.1", tls_port, username="ctl-a",
+                                      password=files.credentials["ctl-a"],
+                                      tls_context=tls) as c:
+                await c.subscribe(f"dialbox/{TABLE}/host/status", qos=1)
+                async for m in c.messages:
+                    assert m.payload == b"online"  # the host's retained availability
+                    break
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def test_broker_config_with_tls_serves_the_host_and_controllers(tmp_path: Path) -> None:
+    asyncio.run(_tls(tmp_path))

@@ -249,3 +249,39 @@ async def _silent_port(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-
 def test_an_unknown_serial_device_is_left_alone_after_bounded_tries(
         tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     asyncio.run(_silent_port(tmp_path, monkeypatch))
+
+
+async def _usb(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from serial.tools.list_ports_common import ListPortInfo
+
+    import dialbox.transports.serial as serial_mod
+
+    ds = [ControllerDouble(u, link_dir=tmp_path / "usb") for u in ("ctl-a", "ctl-b")]
+    for d in ds:
+        await d.start()
+    other = ControllerDouble("not-ours", link_dir=tmp_path / "usb")
+    await other.start()
+
+    def port(path: str, vid: int, pid: int, serial_number: str) -> ListPortInfo:
+        info = ListPortInfo(path, skip_link_detection=True)
+        info.vid, info.pid, info.serial_number = vid, pid, serial_number
+        return info
+
+    ports = [port(ds[0].device_path or "", 0x2E8A, 0x0005, "E6614C311B7F2A2B"),
+             port(ds[1].device_path or "", 0x303A, 0x1001, "F412FA"),
+             port(other.device_path or "", 0x1234, 0x0005, "X")]  # another vendor's device
+    monkeypatch.setattr(serial_mod.list_ports, "comports", lambda: ports)
+    cfg = table_config(tmp_path, players=2, uids=["ctl-a", "ctl-b"], options={"rounds": 1})
+    cfg["serial"] = {"ports": []}  # default USB matching only
+    try:
+        async with running_daemon(cfg) as daemon:
+            await asyncio.wait_for(daemon.runners[TABLE].finished.wait(), 30)
+            check_integrity(daemon.journal, ds)
+            assert not other.received  # never spoken to
+    finally:
+        for d in [*ds, other]:
+            await d.stop()
+
+
+def test_usb_controllers_are_found_by_vid_and_pid(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    asyncio.run(_usb(tmp_path, monkeypatch))

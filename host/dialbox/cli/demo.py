@@ -25,6 +25,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     p.add_argument("--transport", choices=("serial", "mqtt"), default="serial",
                    help="serial over pseudo-terminals (default) or MQTT via a local Mosquitto")
+    p.add_argument("--broker", choices=("auto", "mosquitto", "embedded"), default="auto",
+                   help="with --transport mqtt: Mosquitto if installed (auto), or the "
+                   "embedded pure-Python broker (amqtt, no ACLs)")
     p.add_argument("--runtime", choices=("micropython", "cpython", "double"),
                    default="micropython",
                    help="how the simulated controllers run (double: the light protocol double)")
@@ -98,7 +101,7 @@ def run(args: argparse.Namespace) -> int:
     async def play(on_runner: Any = None) -> Any:
         return await run_demo(
             game=args.game, players=args.players, controllers=args.controllers, seed=seed,
-            transport=args.transport, runtime=args.runtime,
+            transport=args.transport, runtime=args.runtime, broker=args.broker,
             on_state=None if quiet else commentary, on_runner=on_runner,
         )
 

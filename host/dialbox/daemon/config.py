@@ -68,6 +68,8 @@ class TableSection(_Strict):
     """Team of each seat in order ("" for none), e.g. ["red", "red", "blue", "blue"]."""
     roles: list[str] = Field(default_factory=list)
     """Role of each seat in order ("" for none), shown on displays."""
+    bot: str | None = None
+    """Bot kind for bot seats (default: the game's heuristic bot, else random)."""
     pairing: Literal["press", "auto"] = "press"
     prompt_timeout: float | None = Field(None, gt=0)
     reveal_timeout: float = Field(30.0, gt=0)
@@ -88,7 +90,7 @@ class TableSection(_Strict):
             name=self.name, game=self.game, players=self.players, seats=self.seats, seed=self.seed,
             options=dict(self.options), bots=[b - 1 for b in self.bots],
             fill_with_bots=self.fill_with_bots, controllers=list(self.controllers),
-            teams=list(self.teams), roles=list(self.roles),
+            teams=list(self.teams), roles=list(self.roles), bot=self.bot,
             pairing=self.pairing, prompt_timeout=self.prompt_timeout,
             reveal_timeout=self.reveal_timeout,
         )

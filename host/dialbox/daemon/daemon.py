@@ -49,6 +49,10 @@ class SerialDesk:
     def on_message(self, session: Session, msg: Message) -> None:
         self.by_session[id(session)].on_message(session, msg)
 
+    def owes(self, session: Session) -> bool:
+        runner = self.by_session.get(id(session))
+        return runner is not None and runner.owes(session)
+
     def on_offline(self, session: Session) -> None:
         runner = self.by_session.get(id(session))
         if runner is not None:

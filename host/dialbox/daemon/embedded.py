@@ -87,6 +87,33 @@ async def mosquitto(conf_dir: Path, uids: list[str], table: str = TABLE,
             proc.wait()
 
 
+@contextlib.asynccontextmanager
+async def embedded_broker() -> AsyncIterator[int]:
+    """A pure-Python broker (amqtt) in this process, anonymous, for the demo only: no
+    per-controller users or ACLs (use Mosquitto with `dialbox broker config` for those)."""
+    try:
+        broker_mod = importlib.import_module("amqtt.broker")
+    except ImportError:
+        raise RuntimeError(
+            "no MQTT broker: install Mosquitto (apt-get install mosquitto) or the embedded "
+            "one (pip install 'dialbox[broker]')") from None
+    port = free_port()
+    broker = broker_mod.Broker({
+        "listeners": {"default": {"type": "tcp", "bind": f"127.0.0.1:{port}"}},
+        "plugins": {"amqtt.plugins.authentication.AnonymousAuthPlugin":
+                    {"allow_anonymous": True}},
+    })
+    await broker.start()
+    try:
+        yield port
+    finally:
+        await broker.shutdown()
+
+
+def mosquitto_installed() -> bool:
+    return shutil.which("mosquitto") is not None or Path("/usr/sbin/mosquitto").exists()
+
+
 async def wait_port(port: int, tries: int = 200) -> None:
     """Bounded retries until something listens on 127.0.0.1:port."""
     for _ in range(tries):
@@ -111,6 +138,7 @@ async def run_demo(
     transport: str = "serial",
     runtime: str = "micropython",
     options: dict[str, Any] | None = None,
+    broker: str = "auto",
     on_state: Callable[[dict[str, Any]], None] | None = None,
     timeout: float = 600.0,
     on_runner: Callable[[Any], None] | None = None,
@@ -133,8 +161,14 @@ async def run_demo(
             }
             mqtt: dict[str, Any] | None = None
             if transport == "mqtt":
-                port, creds, _pid = await stack.enter_async_context(
-                    mosquitto(work / "broker", uids))
+                if broker == "mosquitto" or (broker == "auto" and mosquitto_installed()):
+                    port, creds, _pid = await stack.enter_async_context(
+                        mosquitto(work / "broker", uids))
+                    transport = "mqtt (mosquitto)"
+                else:
+                    port = await stack.enter_async_context(embedded_broker())
+                    creds = {u: "" for u in [*uids, "host"]}
+                    transport = "mqtt (embedded amqtt)"
                 cfg["serial"] = {"enabled": False}
                 cfg["mqtt"] = {"host": "127.0.0.1", "port": port, "user": "host",
                                "password": creds["host"]}
@@ -158,7 +192,16 @@ async def run_demo(
                     stack, uids, work, runtime, mqtt, seed)
                 if daemon.watcher is not None:
                     daemon.watcher.watch(str(work / "flash" / "*" / "tty"))
-                await asyncio.wait_for(runner.finished.wait(), timeout)
+                try:
+                    await asyncio.wait_for(runner.finished.wait(), timeout)
+                except TimeoutError:
+                    box = runner.box
+                    waiting = [s + 1 for s in box.waiting_for] if box is not None else []
+                    raise TimeoutError(
+                        f"the game did not finish within {timeout:.0f} s "
+                        f"({len(runner.game.log)} decisions; waiting for seats {waiting}; "
+                        f"seats online {[s.index + 1 for s in runner.table.seats if s.online]})"
+                    ) from None
             finally:
                 daemon.stop()
                 await task

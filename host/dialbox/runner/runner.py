@@ -17,11 +17,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dialbox.engine.bots import Bot, LegalAnswers, RandomBot, SeatView
+from dialbox.engine.bots import Bot, BotFactory, LegalAnswers, SeatView, bot_kinds
 from dialbox.engine.decisions import Ask, Decision
 from dialbox.engine.errors import EngineError
 from dialbox.engine.game import Game
-from dialbox.engine.registry import get_game
+from dialbox.engine.registry import game_module, get_game
 from dialbox.journal import Entry, Journal
 from dialbox.lockbox import Lockbox, Phase, Verdict
 from dialbox.sessions import Session
@@ -46,6 +46,13 @@ log = logging.getLogger("dialbox.runner")
 
 Selection = tuple[int, int, int]
 NO_WHEELS: list[Any] = [None, None, None]
+
+
+def game_source(name: str) -> Any:
+    """The module a game comes from (registered name or `package.module:Class`)."""
+    if ":" in name:
+        return importlib.import_module(name.partition(":")[0])
+    return game_module(name)
 
 
 def load_game(name: str) -> type[Game]:
@@ -82,6 +89,8 @@ class TableSettings:
     """'press': a new controller presses its button to take the next free seat; 'auto'."""
     prompt_timeout: float | None = None
     reveal_timeout: float = 30.0
+    bot: str | None = None
+    """Bot kind for bot seats: one the game offers; default its heuristic bot, else random."""
 
 
 @dataclass(slots=True)
@@ -134,6 +143,11 @@ class GameRunner:
         """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
         self._locked_at: float | None = None
         cls = load_game(settings.game)
+        kinds = bot_kinds(game_source(settings.game))
+        kind = settings.bot or ("heuristic" if "heuristic" in kinds else "random")
+        if kind not in kinds:
+            raise EngineError(f"{settings.game} has no bot {kind!r}; bots: {', '.join(kinds)}")
+        self.bot_factory: BotFactory = kinds[kind]
         entries = journal.entries(settings.name)
         if not entries:
             options = {"players": settings.players, "seed": settings.seed, **settings.options}
@@ -174,7 +188,7 @@ class GameRunner:
             if k == "seat":
                 if d["bot"]:
                     self.table.seat_bot(d["seat"])
-                    self.bots[d["seat"]] = RandomBot(self.settings.seed * 31 + d["seat"])
+                    self.bots[d["seat"]] = self._new_bot(d["seat"])
                 else:
                     self.table.claim(d["seat"], d["uid"])
             elif k == "pid":
@@ -213,8 +227,11 @@ class GameRunner:
 
     def _seat_bot(self, index: int) -> None:
         self.table.seat_bot(index)
-        self.bots[index] = RandomBot(self.settings.seed * 31 + index)
+        self.bots[index] = self._new_bot(index)
         self._journal("seat", seat=index, uid=None, bot=True)
+
+    def _new_bot(self, seat: int) -> Bot:
+        return self.bot_factory(self.settings.seed * 31 + seat)
 
     def fill_with_bots(self) -> None:
         """Put a bot in every empty seat (on request, e.g. the demo or an admin)."""
@@ -255,6 +272,13 @@ class GameRunner:
         self.table.claim(index, uid)
         self._journal("seat", seat=index, uid=uid, bot=False)
         log.info("%s: controller %s takes seat %d", self.settings.name, uid, index + 1)
+
+    def owes(self, session: Session) -> bool:
+        box = self.box
+        seat = self.table.seat_of(session.uid) if session.uid else None
+        if box is None or seat is None:
+            return session.uid in self.pairing  # a pairing press is awaited too
+        return seat.index in box.waiting_for
 
     def on_offline(self, session: Session) -> None:
         uid = session.uid
@@ -565,7 +589,7 @@ class GameRunner:
                     return
 
     def _bot_answer(self, box: Lockbox, ask: Ask) -> None:
-        bot = self.bots.setdefault(ask.seat, RandomBot(self.settings.seed * 31 + ask.seat))
+        bot = self.bots.get(ask.seat) or self.bots.setdefault(ask.seat, self._new_bot(ask.seat))
         sel = bot.choose(SeatView(self.game, ask.answerer), ask, LegalAnswers(self.game, ask))
         nonce = codec.b64(os.urandom(codec.NONCE_BYTES))
         uid = f"bot-{ask.seat}"

@@ -29,6 +29,7 @@ IDENTIFY_EVERY = 0.5
 IDENTIFY_TRIES = 20
 HEARTBEAT = 1.0
 OFFLINE_AFTER = 3.0
+PROBE_AFTER = 5.0
 DEDUP_WINDOW = 16
 _UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal"}
 _DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
@@ -46,6 +47,10 @@ class SessionHost(Protocol):
     def on_message(self, session: Session, msg: Message) -> None: ...
 
     def on_offline(self, session: Session) -> None: ...
+
+    def owes(self, session: Session) -> bool:
+        """Whether this controller's seat owes the open prompt a lock or a reveal."""
+        ...
 
 
 def _ms() -> int:
@@ -78,6 +83,9 @@ class Session:
         self._unacked: dict[int, bytes] = {}
         self._recent: deque[int] = deque(maxlen=DEDUP_WINDOW)
         self._last_rx = time.monotonic()
+        self._last_said = self._last_rx
+        """When the controller last sent something other than a pong or an ack."""
+        self._last_probe = 0.0
         self._ever_welcomed = False
         self._identify_sent = 0
         self._closed = asyncio.Event()
@@ -146,6 +154,8 @@ class Session:
                 if isinstance(parsed, ProtocolError):
                     self._bad_frame(parsed)
                 else:
+                    if not isinstance(parsed, Pong | Ack):
+                        self._last_said = self._last_rx
                     self._received(parsed)
         finally:
             self._closed.set()
@@ -176,9 +186,19 @@ class Session:
                                 self.link.name, IDENTIFY_TRIES)
                 continue
             await asyncio.sleep(HEARTBEAT)
+            now = time.monotonic()
+            if (self.welcomed and now - self._last_said > PROBE_AFTER
+                    and now - self._last_probe > PROBE_AFTER and self.host.owes(self)):
+                # The seat owes a lock or a reveal and its controller has said nothing but
+                # pongs and acks for a while: it may have lost our session (its link timed
+                # out, or it rebooted behind a USB port that stayed up) and be waiting for
+                # an identify. Ask; a controller still in the session just resumes.
+                self._last_probe = now
+                log.info("%s: quiet while its seat is awaited: identify again", self)
+                self._identify()
             if not self.link.heartbeat:
                 continue
-            if time.monotonic() - self._last_rx > OFFLINE_AFTER:
+            if now - self._last_rx > OFFLINE_AFTER:
                 log.info("%s: silent for %.0f s: offline", self, OFFLINE_AFTER)
                 self._go_offline()
             else:
