@@ -61,6 +61,16 @@ def main():
                 break
     except KeyboardInterrupt:
         pass
+    except Exception as e:  # report on stderr: stdout is the serial link
+        import sys
+
+        if hasattr(sys, "print_exception"):
+            sys.print_exception(e, sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exc()
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

@@ -121,8 +121,15 @@ class VirtualHal:
     # -- inputs
     def turn(self, wheel, detents, bounce=False):
         enc = self.encoders[wheel]
-        for s in quadrature.waveform(detents, bounce, enc.state):
+        seq = quadrature.cycle(detents, enc.state)
+        prev = enc.state
+        for i in range(abs(detents) * 4):  # edge by edge: no list, however fast the spin
+            s = seq[i % 4]
+            if bounce:
+                enc.update_state(s)
+                enc.update_state(prev)
             enc.update_state(s)
+            prev = s
 
     def press(self, ms):
         self.pressed_until = self.now + ms
