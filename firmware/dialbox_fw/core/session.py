@@ -69,13 +69,16 @@ class Session:
 
     def pump(self, now):
         while self.online and self.queue and len(self.inflight) < MAX_IN_FLIGHT:
-            name, args = self.queue.pop(0)
-            self.seq = 1 if self.seq >= codec.MAX_SEQ else self.seq + 1
-            frame = codec.encode(name, self.seq, args)
+            name, args = self.queue[0]
+            seq = 1 if self.seq >= codec.MAX_SEQ else self.seq + 1
+            # encode before taking it off the queue: if memory runs out here, the message
+            # stays queued and the next tick() tries again
+            frame = codec.encode(name, seq, args)
+            entry = [seq, frame, ticks_add(now, self.rto0), self.rto0, name, args]
+            self.inflight.append(entry)
+            self.queue.pop(0)
+            self.seq = seq
             self.out.append(frame)
-            self.inflight.append(
-                [self.seq, frame, ticks_add(now, self.rto0), self.rto0, name, args]
-            )
 
     def acked(self, ref, now):
         for i in range(len(self.inflight)):
@@ -100,6 +103,7 @@ class Session:
     def tick(self, now):
         if not self.online:
             return
+        self.pump(now)
         for e in self.inflight:
             if ticks_diff(now, e[2]) >= 0:
                 self.out.append(e[1])

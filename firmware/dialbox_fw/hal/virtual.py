@@ -100,6 +100,14 @@ class VirtualHal:
     def battery_low(self):
         return False
 
+    def log_error(self, e):
+        if hasattr(sys, "print_exception"):
+            sys.print_exception(e, sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exception(e)
+
     def reset(self):
         self.resets += 1
 

@@ -14,8 +14,9 @@ from dialbox_protocol import codec
 class HostStandin:
     """Speaks the host side of protocol v1 over a serial port (a simulated controller's pty).
 
-    A background thread reads the port, acks every reliable frame it receives and sends a
-    heartbeat `ping` about once a second, as the host does (a controller declares the link
+    A background thread reads the port, acks every reliable frame it receives, sends its
+    own reliable frames again until they are acknowledged (250 ms doubling to 2 s) and sends
+    a heartbeat `ping` about once a second, as the host does (a controller declares the link
     lost after 3 s of silence). Everything received is kept in `log`.
     """
 
@@ -25,6 +26,7 @@ class HostStandin:
         self.seq = 0
         self.log: list[Any] = []
         self.pending: list[dict[str, Any]] = []
+        self.unacked: dict[int, list[Any]] = {}  # seq -> [frame, due, rto]
         self.heartbeat = heartbeat
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
@@ -46,11 +48,17 @@ class HostStandin:
         if codec.is_reliable(name):
             self.seq += 1
             seq = self.seq
-        self._write(codec.encode(name, seq, args))
+        frame = codec.encode(name, seq, args)
+        if seq:
+            with self._cond:
+                self.unacked[seq] = [frame, time.monotonic() + 0.25, 0.25]
+        self._write(frame)
         return seq
 
     def restart_session(self) -> None:
         self.seq = 0
+        with self._cond:
+            self.unacked.clear()
 
     def _run(self) -> None:
         last_ping = time.monotonic()
@@ -60,6 +68,13 @@ class HostStandin:
                 if self.heartbeat and now - last_ping >= 1.0:
                     last_ping = now
                     self._write(codec.encode("ping", 0, [int(now * 1000) % (1 << 30)]))
+                with self._cond:
+                    due = [e for e in self.unacked.values() if e[1] <= now]
+                    for e in due:
+                        e[2] = min(e[2] * 2, 2.0)
+                        e[1] = now + e[2]
+                for e in due:
+                    self._write(e[0])
                 data = self.port.read(256)
             except (OSError, serial.SerialException):
                 return
@@ -67,6 +82,8 @@ class HostStandin:
                 with self._cond:
                     self.log.append(msg)
                     if isinstance(msg, dict):
+                        if msg["t"] == "ack":
+                            self.unacked.pop(msg["ref"], None)
                         if msg["seq"]:
                             self._write(codec.encode("ack", 0, [msg["seq"]]))
                         self.pending.append(msg)
