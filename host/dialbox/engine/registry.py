@@ -10,7 +10,9 @@ from dialbox.engine.game import Game
 
 # name -> module that defines the Game subclass as `GAME`
 GAMES: dict[str, str] = {
+    "outspeed": "dialbox.games.outspeed",
     "pixoid": "dialbox.games.pixoid",
+    "stadium": "dialbox.games.stadium",
 }
 
 
