@@ -108,9 +108,9 @@ class App:
             for frame in out:
                 self.active.send(frame)
         if ctl.changed:
-            ctl.changed = False
             lines, led = screens.render(ctl, hal.battery_low())
             hal.view(lines, led, ctl)
+            ctl.changed = False  # only now: a redraw cut short by MemoryError is retried
 
     async def main_loop(self):
         while self.running:

@@ -37,7 +37,7 @@ class Session:
         self.inflight = []
         self.queue = []
         self.out = []
-        self.seen = [0] * SEEN
+        self.seen_seqs = [0] * SEEN
         self.seen_i = 0
 
     def restart(self, now, first_name, first_args):
@@ -47,7 +47,7 @@ class Session:
         self.queue = [(first_name, first_args)] + pending
         self.seq = 0
         for i in range(SEEN):
-            self.seen[i] = 0
+            self.seen_seqs[i] = 0
         self.online = True
         self.pump(now)
 
@@ -91,14 +91,16 @@ class Session:
     def ack(self, seq):
         self.out.append(codec.encode("ack", 0, [seq]))
 
-    def fresh(self, seq):
-        """True the first time a reliable seq arrives in this session (then remembered)."""
-        for s in self.seen:
+    def seen(self, seq):
+        """True when this reliable seq was already processed in this session."""
+        for s in self.seen_seqs:
             if s == seq:
-                return False
-        self.seen[self.seen_i] = seq
+                return True
+        return False
+
+    def remember(self, seq):
+        self.seen_seqs[self.seen_i] = seq
         self.seen_i = (self.seen_i + 1) % SEEN
-        return True
 
     def tick(self, now):
         if not self.online:

@@ -161,15 +161,16 @@ class VirtualHal:
                 self.peak = used
         if self.sock is None:
             return
-        if not self.spoll.poll(0):
-            return
-        data = self.sock.recv(128)
-        if not data:
-            raise SystemExit(0)  # the process that steers this controller is gone
-        self.rx += data
+        if self.spoll.poll(0):
+            data = self.sock.recv(128)
+            if not data:
+                raise SystemExit(0)  # the process that steers this controller is gone
+            self.rx += data
         while b"\n" in self.rx:
-            line, self.rx = self.rx.split(b"\n", 1)
-            self.command(json.loads(line))
+            i = self.rx.index(b"\n")
+            # a command leaves the buffer only once done, so a MemoryError cannot lose it
+            self.command(json.loads(self.rx[:i]))
+            self.rx = self.rx[i + 1 :]
 
     def command(self, cmd):
         op = cmd.get("op")
