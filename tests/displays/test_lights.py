@@ -23,7 +23,7 @@ def test_seat_lights_take_the_prompt_status_and_offline() -> None:
     asked = {a.seat for a in locked.prompt.asks} if locked.prompt else set()
     assert {lt.status for lt in lights if lt.seat in asked} == {"locked"}
     off = TableView(seats=(SeatView(seat=0, name="Red", colour="e53935",
-                                    occupant="controller", online=False, status="locked"),))
+                                    occupant="controller", online=False, status="offline"),))
     assert seat_lights(off)[0].status == "offline"
 
 

@@ -15,15 +15,14 @@ from dialbox.displays.public import TableView
 
 
 def seat_lights(view: TableView) -> list[SeatLight]:
-    """One light per seat: the prompt's status for asked seats, the seat's own otherwise."""
+    """One light per seat: the prompt's status for asked seats, the seat's own otherwise;
+    an offline controller blinks whatever the prompt says."""
     asked: dict[int, SeatStatus] = {}
     if view.prompt is not None:
         asked = {a.seat: a.status for a in view.prompt.asks}
     out = []
     for s in view.seats:
-        status: SeatStatus = asked.get(s.seat, s.status)
-        if s.occupant == "controller" and not s.online:
-            status = "offline"
+        status: SeatStatus = "offline" if s.status == "offline" else asked.get(s.seat, s.status)
         out.append(SeatLight(s.seat, s.colour, status))
     return out
 

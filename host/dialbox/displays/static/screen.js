@@ -86,9 +86,9 @@ function seatMeta(st) {
 function seatStatus(v, st) {
   if (v.prompt) {
     const ask = v.prompt.asks.find((a) => a.seat === st.seat);
-    if (ask) return ask.status;
+    if (ask && st.status !== "offline") return ask.status;
   }
-  return st.occupant === "controller" && !st.online ? "offline" : st.status;
+  return st.status;
 }
 
 function renderSeats(v) {
