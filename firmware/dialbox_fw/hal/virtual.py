@@ -126,21 +126,11 @@ class VirtualHal:
     async def wifi_connect(self, ssid, psk, timeout_ms):
         return True
 
-    def wifi_up(self):
-        return True
-
     # -- inputs
     def turn(self, wheel, detents, bounce=False):
         enc = self.encoders[wheel]
-        seq = quadrature.cycle(detents, enc.state)
-        prev = enc.state
-        for i in range(abs(detents) * 4):  # edge by edge: no list, however fast the spin
-            s = seq[i % 4]
-            if bounce:
-                enc.update_state(s)
-                enc.update_state(prev)
-            enc.update_state(s)
-            prev = s
+        # edge by edge into the decoder: no list, however fast the spin
+        quadrature.drive(detents, bounce, enc.state, enc.update_state)
 
     def press(self, ms):
         self.pressed_until = self.now + ms
