@@ -7,11 +7,10 @@ process; each figure is the best of three timed runs of about a second.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
-from collections.abc import Callable
 
+from bench._peer import best_of, chess_rollouts
 from dialbox.engine.bots import Bot, RandomBot, play_out
 from dialbox.games.pixoid import Pixoid, PixoidBot
 
@@ -32,29 +31,6 @@ def pixoid_games(seconds: float, options: dict[str, object], bot: type = RandomB
         seed += 1
     elapsed = time.perf_counter() - start
     return games / elapsed, turns / elapsed
-
-
-def chess_rollouts(seconds: float) -> tuple[float, float]:
-    """(random games per second, plies per second) with python-chess, as a peer reference."""
-    import chess
-
-    rng = random.Random(0)
-    games = plies = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        board = chess.Board()
-        while not board.is_game_over():
-            board.push(rng.choice(list(board.legal_moves)))
-            plies += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return games / elapsed, plies / elapsed
-
-
-def best_of(runs: int, measure: Callable[[], tuple[float, float]]) -> tuple[float, float]:
-    results = [measure() for _ in range(runs)]
-    return max(r[0] for r in results), max(r[1] for r in results)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -12,6 +12,7 @@ import random
 import time
 from collections.abc import Callable
 
+from bench._peer import best_of, chess_rollouts
 from dialbox.engine.game import Game
 from dialbox.games.outspeed import Outspeed
 
@@ -53,24 +54,6 @@ def outspeed_rate(seconds: float, players: int | None = None, quiet: bool = Fals
     return games / elapsed, decisions / elapsed, games
 
 
-def chess_rate(seconds: float) -> float:
-    """python-chess random rollouts: plies/s (legal move generation + push per ply)."""
-    import chess
-
-    rng = random.Random(1)
-    plies = 0
-    start = time.perf_counter()
-    elapsed = 0.0
-    while elapsed < seconds:
-        board = chess.Board()
-        while not board.is_game_over(claim_draw=False) and board.ply() < 400:
-            moves = list(board.legal_moves)
-            board.push(moves[rng.randrange(len(moves))])
-            plies += 1
-        elapsed = time.perf_counter() - start
-    return plies / elapsed
-
-
 def best(runs: int, measure: Callable[[], tuple[float, float, int]]) -> tuple[float, float, int]:
     """The best of several short runs: the figure least disturbed by other work on the host."""
     results = [measure() for _ in range(runs)]
@@ -94,7 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"outspeed quiet (no events, as bot playouts run): {gps_q:,.0f} games/s, "
           f"{dps_q:,.0f} decisions/s")
     try:
-        pps = max(chess_rate(t) for _ in range(3))
+        pps = best_of(3, lambda: chess_rollouts(t))[1]
     except ImportError:
         print("python-chess not installed (pip install -e '.[test]'): no chess comparison")
         return 0

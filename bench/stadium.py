@@ -11,11 +11,11 @@ timed runs (other work on the machine only slows a run down).
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from collections.abc import Callable
 
+from bench._peer import best_of, chess_rollouts
 from dialbox.engine.bots import Bot, RandomBot, play_out
 from dialbox.games.stadium import Stadium
 from dialbox.games.stadium.bots import StadiumBot
@@ -33,29 +33,6 @@ def stadium_games(seconds: float, players: int, bot: Callable[[int], Bot],
         games += 1
     elapsed = time.perf_counter() - start
     return games / elapsed, decisions / elapsed
-
-
-def chess_plies(seconds: float) -> tuple[float, float]:
-    """(games per second, plies per second) of random legal-move rollouts with python-chess."""
-    import chess
-
-    rng = random.Random(1)
-    games = plies = 0
-    start = time.perf_counter()
-    deadline = start + seconds
-    while time.perf_counter() < deadline:
-        board = chess.Board()
-        while not board.is_game_over():
-            board.push(rng.choice(list(board.legal_moves)))
-            plies += 1
-        games += 1
-    elapsed = time.perf_counter() - start
-    return games / elapsed, plies / elapsed
-
-
-def best_of(runs: int, measure: Callable[[], tuple[float, float]]) -> tuple[float, float]:
-    results = [measure() for _ in range(runs)]
-    return max(r[0] for r in results), max(r[1] for r in results)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -77,7 +54,8 @@ def main(argv: list[str] | None = None) -> None:
         ("stadium, 4 players, heuristic, events", "decisions", stadium(4, StadiumBot, False)),
     ]
     try:
-        rows.append(("python-chess random rollouts", "plies", best_of(n, lambda: chess_plies(s))))
+        peer = best_of(n, lambda: chess_rollouts(s))
+        rows.append(("python-chess random rollouts", "plies", peer))
     except ImportError:
         print("python-chess is not installed (pip install -e '.[test]'): no peer reference")
     print(f"{'what':<40}{'games/s':>10}{'steps/s':>12}")
