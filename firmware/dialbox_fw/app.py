@@ -9,6 +9,7 @@ except ImportError:
 
 
 import asyncio
+import gc
 
 from dialbox_fw.core import button as buttonmod
 from dialbox_fw.core import config as configmod
@@ -19,6 +20,19 @@ from dialbox_fw.core.session import MQTT_RTO, SERIAL_RTO
 from dialbox_fw.core.store import FileStore
 
 LOOP_MS = const(5)
+RESERVE = const(2048)
+_E_INTERNAL = const(18)  # codec.E_INTERNAL  # bytes held back for when the heap is too fragmented
+
+
+if hasattr(asyncio, "sleep_ms"):  # MicroPython: no float allocated every pass
+
+    def _sleep_loop():
+        return asyncio.sleep_ms(LOOP_MS)
+
+else:
+
+    def _sleep_loop():
+        return asyncio.sleep(LOOP_MS / 1000)
 
 
 class App:
@@ -53,6 +67,8 @@ class App:
         self.running = True
         self.reboot_pending = False
         self.restart = False
+        self.memory_errors = 0
+        self.reserve = None  # taken by the main loop once it runs
 
     def provisioned(self, cfg):
         configmod.save(cfg, self.cfg_path)
@@ -79,6 +95,14 @@ class App:
             self.ctl.silence_ms = ctlmod.SILENCE_MS
 
     def handle(self, msg, now, link):
+        if type(msg) is not dict and msg.code == _E_INTERNAL:
+            # the decoder ran out of memory (it never raises): make room for the
+            # retransmission the host will send
+            self.memory_errors += 1
+            self.reserve = None
+            gc.collect()
+            self.hal.log_error(msg)
+            return
         if link is not self.active and type(msg) is dict and msg["t"] == "identify":
             self.use(link)
         if link is self.active:
@@ -104,15 +128,30 @@ class App:
             for frame in out:
                 self.active.send(frame)
         if ctl.changed:
-            ctl.changed = False
             lines, led = screens.render(ctl, hal.battery_low())
             hal.view(lines, led, ctl)
+            ctl.changed = False  # only now: a redraw cut short by MemoryError is retried
 
     async def main_loop(self):
         while self.running:
             now = ticks_ms()
-            self.hal.poll(now)
-            self.step(now)
+            try:
+                self.hal.poll(now)
+                self.step(now)
+            except MemoryError as e:
+                # a frame that could not be handled now is retransmitted by the host, and
+                # a queued message stays queued. Free the reserve (one contiguous block,
+                # whatever the fragmentation), collect, and carry on: the retry fits.
+                self.memory_errors += 1
+                self.reserve = None
+                gc.collect()
+                self.hal.log_error(e)
+            else:
+                if self.reserve is None:
+                    try:
+                        self.reserve = bytearray(RESERVE)
+                    except MemoryError:
+                        pass
             if self.reboot_pending:
                 await asyncio.sleep(0.2)  # let the ack go out
                 self.hal.reset()  # a board never comes back from this
@@ -122,7 +161,7 @@ class App:
             for link in self.links:
                 if link.kind == "serial" and not link.up:
                     self.running = False
-            await asyncio.sleep(LOOP_MS / 1000)
+            await _sleep_loop()
 
 
 async def start_mqtt(app, hal):

@@ -7,6 +7,7 @@ by itself). The working directory is the controller's flash (config.json, lock.j
 """
 
 import asyncio
+import gc
 import os
 
 from dialbox_fw.core import controller as ctlmod
@@ -55,12 +56,20 @@ def main():
     hal = VirtualHal(profile, getenv("DIALBOX_SIM_UID", "sim-1"), getenv("DIALBOX_SIM_CONTROL"))
     extra = auto_player if getenv("DIALBOX_SIM_AUTO", "0") == "1" else None
     try:
-        while True:
-            app = asyncio.run(appmod.run(hal, extra=extra))
-            if not app.restart:  # provisioning asks for a reset: boot again
-                break
+        while asyncio.run(appmod.run(hal, extra=extra)).restart:
+            gc.collect()  # provisioning asked for a reset: boot again, from a clean heap
     except KeyboardInterrupt:
         pass
+    except Exception as e:  # report on stderr: stdout is the serial link
+        import sys
+
+        if hasattr(sys, "print_exception"):
+            sys.print_exception(e, sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exc()
+        raise SystemExit(1)
 
 
 if __name__ == "__main__":

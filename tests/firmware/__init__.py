@@ -1,0 +1,1 @@
+"""Tests of the controller firmware, its simulated controller and the firmware tools."""

@@ -89,6 +89,7 @@ class Controller:
         self.error = None
         self.notice = None
         self.changed = True
+        self._mark = 0
         self.record = store.load()
         if self.record is not None and not self.record.get("sealed"):
             self.record = None
@@ -152,9 +153,19 @@ class Controller:
         t = msg["t"]
         seq = msg["seq"]
         if seq:
-            self.session.ack(seq)
-            if t != "welcome" and not self.session.fresh(seq):
-                return  # a retransmission we already processed
+            if t != "welcome" and self.session.seen(seq):
+                self.session.ack(seq)  # a retransmission we already processed
+                return
+            self._dispatch(t, msg, seq, now)
+            # acknowledged only once processed (a MemoryError above means the host sends it
+            # again), but ahead of whatever processing it queued, as the protocol shows
+            self.session.remember(seq)
+            self.session.out.insert(self._mark, codec.encode("ack", 0, [seq]))
+            return
+        self._dispatch(t, msg, seq, now)
+
+    def _dispatch(self, t, msg, seq, now):
+        self._mark = len(self.session.out)
         if t == "ack":
             self.session.acked(msg["ref"], now)
         elif t == "ping":

@@ -71,17 +71,23 @@ class Quadrature:
         return d
 
 
+def cycle(detents, start=3):
+    """The four states one detent passes through, in order, from the rest state `start`."""
+    fwd = (2, 3, 1, 0) if start == 0 else (1, 0, 2, 3)
+    if detents >= 0:
+        return fwd
+    return (fwd[2], fwd[1], fwd[0], start)
+
+
 def waveform(detents, bounce=False, start=3):
     """The pin states (A << 1 | B) a detented encoder passes through for a turn.
 
-    Used by the virtual HAL and by tests. bounce adds contact chatter on every edge.
+    Used by tests. bounce adds contact chatter on every edge.
     """
-    fwd = (2, 3, 1, 0) if start == 0 else (1, 0, 2, 3)
+    seq = cycle(detents, start)
     out = []
-    steps = detents * 4 if detents >= 0 else -detents * 4
-    seq = fwd if detents >= 0 else (fwd[2], fwd[1], fwd[0], start)
     prev = start
-    for i in range(steps):
+    for i in range(abs(detents) * 4):
         s = seq[i % 4]
         if bounce:
             out.append(s)

@@ -37,7 +37,7 @@ class Session:
         self.inflight = []
         self.queue = []
         self.out = []
-        self.seen = [0] * SEEN
+        self.seen_seqs = [0] * SEEN
         self.seen_i = 0
 
     def restart(self, now, first_name, first_args):
@@ -47,7 +47,7 @@ class Session:
         self.queue = [(first_name, first_args)] + pending
         self.seq = 0
         for i in range(SEEN):
-            self.seen[i] = 0
+            self.seen_seqs[i] = 0
         self.online = True
         self.pump(now)
 
@@ -69,13 +69,16 @@ class Session:
 
     def pump(self, now):
         while self.online and self.queue and len(self.inflight) < MAX_IN_FLIGHT:
-            name, args = self.queue.pop(0)
-            self.seq = 1 if self.seq >= codec.MAX_SEQ else self.seq + 1
-            frame = codec.encode(name, self.seq, args)
+            name, args = self.queue[0]
+            seq = 1 if self.seq >= codec.MAX_SEQ else self.seq + 1
+            # encode before taking it off the queue: if memory runs out here, the message
+            # stays queued and the next tick() tries again
+            frame = codec.encode(name, seq, args)
+            entry = [seq, frame, ticks_add(now, self.rto0), self.rto0, name, args]
+            self.inflight.append(entry)
+            self.queue.pop(0)
+            self.seq = seq
             self.out.append(frame)
-            self.inflight.append(
-                [self.seq, frame, ticks_add(now, self.rto0), self.rto0, name, args]
-            )
 
     def acked(self, ref, now):
         for i in range(len(self.inflight)):
@@ -88,18 +91,21 @@ class Session:
     def ack(self, seq):
         self.out.append(codec.encode("ack", 0, [seq]))
 
-    def fresh(self, seq):
-        """True the first time a reliable seq arrives in this session (then remembered)."""
-        for s in self.seen:
+    def seen(self, seq):
+        """True when this reliable seq was already processed in this session."""
+        for s in self.seen_seqs:
             if s == seq:
-                return False
-        self.seen[self.seen_i] = seq
+                return True
+        return False
+
+    def remember(self, seq):
+        self.seen_seqs[self.seen_i] = seq
         self.seen_i = (self.seen_i + 1) % SEEN
-        return True
 
     def tick(self, now):
         if not self.online:
             return
+        self.pump(now)
         for e in self.inflight:
             if ticks_diff(now, e[2]) >= 0:
                 self.out.append(e[1])

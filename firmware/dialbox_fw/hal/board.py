@@ -84,6 +84,9 @@ class BoardHal:
             self.bat_low = mv < self.bat["low_mv"]
         return self.bat_low
 
+    def log_error(self, e):
+        pass  # no one to tell: the OLED keeps showing the state
+
     def reset(self):
         machine.reset()
 

@@ -28,6 +28,7 @@ from dialbox_fw.core.clock import ticks_diff
 from dialbox_fw.core.controller import STATE_NAMES
 
 _MEM = hasattr(gc, "mem_alloc")  # MicroPython only
+_IPOLL = hasattr(select.poll(), "ipoll")  # MicroPython only
 
 
 def getenv(name, default=None):
@@ -100,6 +101,16 @@ class VirtualHal:
     def battery_low(self):
         return False
 
+    def log_error(self, e):
+        if not isinstance(e, Exception):
+            sys.stderr.write(repr(e) + "\n")
+        elif hasattr(sys, "print_exception"):
+            sys.print_exception(e, sys.stderr)
+        else:
+            import traceback
+
+            traceback.print_exception(e)
+
     def reset(self):
         self.resets += 1
 
@@ -121,8 +132,15 @@ class VirtualHal:
     # -- inputs
     def turn(self, wheel, detents, bounce=False):
         enc = self.encoders[wheel]
-        for s in quadrature.waveform(detents, bounce, enc.state):
+        seq = quadrature.cycle(detents, enc.state)
+        prev = enc.state
+        for i in range(abs(detents) * 4):  # edge by edge: no list, however fast the spin
+            s = seq[i % 4]
+            if bounce:
+                enc.update_state(s)
+                enc.update_state(prev)
             enc.update_state(s)
+            prev = s
 
     def press(self, ms):
         self.pressed_until = self.now + ms
@@ -146,15 +164,23 @@ class VirtualHal:
                 self.peak = used
         if self.sock is None:
             return
-        if not self.spoll.poll(0):
-            return
-        data = self.sock.recv(128)
-        if not data:
-            raise SystemExit(0)  # the process that steers this controller is gone
-        self.rx += data
+        if self.readable():
+            data = self.sock.recv(128)
+            if not data:
+                raise SystemExit(0)  # the process that steers this controller is gone
+            self.rx += data
         while b"\n" in self.rx:
-            line, self.rx = self.rx.split(b"\n", 1)
-            self.command(json.loads(line))
+            i = self.rx.index(b"\n")
+            # a command leaves the buffer only once done, so a MemoryError cannot lose it
+            self.command(json.loads(self.rx[:i]))
+            self.rx = self.rx[i + 1 :]
+
+    def readable(self):
+        if _IPOLL:
+            for _ in self.spoll.ipoll(0):  # reuses its tuple: no garbage every pass
+                return True
+            return False
+        return bool(self.spoll.poll(0))
 
     def command(self, cmd):
         op = cmd.get("op")

@@ -144,8 +144,6 @@ class SimController:
         self._mem: dict[str, Any] | None = None
         self._history: list[SimView] = []
         self._configured = False
-        self._relay: threading.Thread | None = None
-        self._stopping = threading.Event()
 
     # ------------------------------------------------------------ lifecycle
 
@@ -182,9 +180,6 @@ class SimController:
             self._configured = True
         if self.link == "pty" and self._pty is None:
             self._pty = self._open_pty()
-            self._stopping.clear()
-            self._relay = threading.Thread(target=self._relay_loop, daemon=True)
-            self._relay.start()
         self._spawn()
 
     def stop(self) -> None:
@@ -199,10 +194,6 @@ class SimController:
                 proc.popen.kill()
                 proc.popen.wait()
             self._reap(proc)
-        self._stopping.set()
-        if self._relay is not None:
-            self._relay.join(timeout=3)
-            self._relay = None
         self._close_pty()
         if self._own_dir:
             shutil.rmtree(self.state_dir, ignore_errors=True)
@@ -218,15 +209,18 @@ class SimController:
         self._reap(proc)
 
     def _reap(self, proc: _Proc) -> None:
+        """Forget an exited firmware process: its relay thread closes its pipes on EOF."""
+        with self._lock:
+            if self._proc is proc:
+                self._proc = None
         with contextlib.suppress(OSError):
             proc.control.close()
+        for t in proc.threads:
+            t.join(timeout=3)
         for stream in (proc.popen.stdin, proc.popen.stdout):
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        for t in proc.threads:
-            t.join(timeout=3)
-        self._proc = None
 
     # ------------------------------------------------------------ the link
 
@@ -251,11 +245,8 @@ class SimController:
         if self.link != "pty":
             raise SimError("replug() needs link='pty'")
         if self._pty is None:
-            self._pty = self._open_pty()
-            if self._relay is None or not self._relay.is_alive():
-                self._stopping.clear()
-                self._relay = threading.Thread(target=self._relay_loop, daemon=True)
-                self._relay.start()
+            with self._lock:
+                self._pty = self._open_pty()
 
     def _open_pty(self) -> _Pty:
         master, slave = os.openpty()
@@ -279,43 +270,39 @@ class SimController:
             with contextlib.suppress(OSError):
                 os.close(fd)
 
-    def _relay_loop(self) -> None:
-        """Copy bytes firmware stdout -> pty master and pty master -> firmware stdin."""
-        while not self._stopping.is_set():
+    def _relay_loop(self, proc: _Proc) -> None:
+        """For one firmware process: its stdout -> pty master, pty master -> its stdin.
+
+        Runs until the process's stdout ends (it exited or was killed). While the pty is
+        unplugged the firmware's output is dropped, as a USB device's is with no host.
+        """
+        assert proc.popen.stdout is not None and proc.popen.stdin is not None
+        out_fd = proc.popen.stdout.fileno()
+        stdin = proc.popen.stdin
+        while True:
             with self._lock:
                 pty_ = self._pty
-                proc = self._proc
-            fds: list[int] = []
-            out_fd = in_stream = None
-            if pty_ is not None:
-                fds.append(pty_.master)
-            if proc is not None and proc.popen.stdout is not None:
-                out_fd = proc.popen.stdout.fileno()
-                in_stream = proc.popen.stdin
-                fds.append(out_fd)
-            if not fds:
-                time.sleep(0.05)
-                continue
+            fds = [out_fd] if pty_ is None else [out_fd, pty_.master]
             try:
                 ready, _, _ = select.select(fds, [], [], 0.05)
             except (OSError, ValueError):
-                continue
-            for fd in ready:
+                continue  # the pty was closed under us (unplug): look again
+            if out_fd in ready:
+                data = os.read(out_fd, 4096)
+                if not data:
+                    return  # the firmware exited
+                if pty_ is not None and self._pty is pty_:
+                    with contextlib.suppress(OSError):  # nobody reading: dropped, like USB
+                        os.write(pty_.master, data)
+            if pty_ is not None and pty_.master in ready:
                 try:
-                    data = os.read(fd, 4096)
+                    data = os.read(pty_.master, 4096)
                 except OSError:
                     data = b""
-                if fd == out_fd:
-                    if not data:
-                        time.sleep(0.02)  # the firmware exited; wait for a restart
-                        continue
-                    if pty_ is not None and self._pty is pty_:
-                        with contextlib.suppress(OSError):  # nobody reading: dropped, like USB
-                            os.write(pty_.master, data)
-                elif data and in_stream is not None:
+                if data:
                     with contextlib.suppress(OSError, ValueError):
-                        in_stream.write(data)
-                        in_stream.flush()
+                        stdin.write(data)
+                        stdin.flush()
 
     # ------------------------------------------------------------ the process
 
@@ -386,11 +373,15 @@ class SimController:
             listener.close()
         conn.settimeout(None)
         proc = _Proc(popen, conn)
-        reader = threading.Thread(target=self._control_loop, args=(conn,), daemon=True)
-        proc.threads.append(reader)
+        proc.threads.append(threading.Thread(target=self._control_loop, args=(conn,), daemon=True))
+        if pty_link:
+            proc.threads.append(
+                threading.Thread(target=self._relay_loop, args=(proc,), daemon=True)
+            )
         with self._lock:
             self._proc = proc
-        reader.start()
+        for t in proc.threads:
+            t.start()
 
     def _control_loop(self, conn: socket.socket) -> None:
         buf = b""
