@@ -11,7 +11,10 @@ from dialbox import __version__
 
 # Each module defines add_parser(subparsers) and sets a `func(args) -> int` default.
 _COMMAND_MODULES = (
+    "dialbox.cli.broker",
     "dialbox.cli.demo",
+    "dialbox.cli.devices",
+    "dialbox.cli.run",
     "dialbox.cli.protocol",
     "dialbox.cli.play",
     "dialbox.cli.sim",

@@ -1,0 +1,61 @@
+"""`dialbox run --config FILE`: the host daemon itself."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import signal
+import sys
+from typing import Any
+
+
+def add_parser(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "run", help="run the host daemon from a TOML config file",
+        description="Runs the host daemon: serial hot-plug, MQTT, tables and the journal. "
+        "`dialbox run --example` prints a commented config to start from.",
+    )
+    p.add_argument("--config", "-c", help="the daemon's TOML config file")
+    p.add_argument("--example", action="store_true", help="print an example config and exit")
+    p.add_argument("--check", action="store_true", help="validate the config and exit")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from dialbox.daemon import ConfigError, Daemon, load_config
+    from dialbox.daemon.config import EXAMPLE
+    from dialbox.engine.errors import EngineError
+    from dialbox.journal import JournalError
+
+    if args.example:
+        print(EXAMPLE, end="")
+        return 0
+    if not args.config:
+        print("dialbox run: --config FILE is required (see `dialbox run --example`)",
+              file=sys.stderr)
+        return 2
+    try:
+        config = load_config(args.config)
+    except ConfigError as e:
+        print(f"dialbox run: {e}", file=sys.stderr)
+        return 2
+    if args.check:
+        print(f"{args.config}: ok ({len(config.tables)} table(s))")
+        return 0
+    logging.basicConfig(level=config.host.log_level.upper(),
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    async def main() -> None:
+        daemon = Daemon(config)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, daemon.stop)
+        await daemon.run()
+
+    try:
+        asyncio.run(main())
+    except (EngineError, JournalError) as e:
+        print(f"dialbox run: {e}", file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,160 @@
+"""The daemon's TOML config file, validated with pydantic into clear, located errors."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from dialbox.runner import TableSettings
+
+Name = str
+
+
+class ConfigError(Exception):
+    """The config file is missing, not TOML, or breaks the schema; the message says where."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class HostSection(_Strict):
+    name: str = Field("dialbox", min_length=1, max_length=32)
+    journal: str = "dialbox-journal.sqlite"
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+
+
+class UsbDevice(_Strict):
+    vid: int = Field(ge=0, le=0xFFFF)
+    pid: int = Field(ge=0, le=0xFFFF)
+    serial_number: str | None = None
+
+
+class SerialSection(_Strict):
+    enabled: bool = True
+    ports: list[str] = Field(default_factory=list)
+    """Explicit paths or globs: /dev/serial/by-id/usb-MicroPython*, pty symlinks, ..."""
+    usb: list[UsbDevice] | None = None
+    """USB devices that are controllers (default: RP2040 MicroPython and ESP32-S3 CDC)."""
+
+
+class MqttSection(_Strict):
+    host: str = "localhost"
+    port: int = Field(1883, ge=1, le=65535)
+    user: str | None = None
+    password: str | None = None
+    tls_ca: str | None = None
+    keepalive: int = Field(10, ge=5, le=60)
+
+
+class TableSection(_Strict):
+    name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$")
+    game: str = Field(min_length=1)
+    players: int = Field(ge=1, le=6)
+    seats: int | None = Field(None, ge=1, le=6)
+    """Controllers at the table, if not one per player (Pixoid with 3 players: 4)."""
+    seed: int = 0
+    options: dict[str, Any] = Field(default_factory=dict)
+    bots: list[int] = Field(default_factory=list)
+    """Seats (1-based, as printed on the table) that bots take from the start."""
+    fill_with_bots: bool = False
+    controllers: list[str] = Field(default_factory=list)
+    teams: list[str] = Field(default_factory=list)
+    """Team of each seat in order ("" for none), e.g. ["red", "red", "blue", "blue"]."""
+    roles: list[str] = Field(default_factory=list)
+    """Role of each seat in order ("" for none), shown on displays."""
+    bot: str | None = None
+    """Bot kind for bot seats (default: the game's heuristic bot, else random)."""
+    pairing: Literal["press", "auto"] = "press"
+    prompt_timeout: float | None = Field(None, gt=0)
+    reveal_timeout: float = Field(30.0, gt=0)
+
+    @model_validator(mode="after")
+    def _bots_fit(self) -> TableSection:
+        seats = self.seats or self.players
+        for what, values in (("teams", self.teams), ("roles", self.roles)):
+            if len(values) > seats:
+                raise ValueError(f"{what} lists {len(values)} seats, the table has {seats}")
+        for b in self.bots:
+            if not 1 <= b <= seats:
+                raise ValueError(f"bot seat {b} is not a seat of a {seats}-seat table")
+        return self
+
+    def settings(self) -> TableSettings:
+        return TableSettings(
+            name=self.name, game=self.game, players=self.players, seats=self.seats, seed=self.seed,
+            options=dict(self.options), bots=[b - 1 for b in self.bots],
+            fill_with_bots=self.fill_with_bots, controllers=list(self.controllers),
+            teams=list(self.teams), roles=list(self.roles), bot=self.bot,
+            pairing=self.pairing, prompt_timeout=self.prompt_timeout,
+            reveal_timeout=self.reveal_timeout,
+        )
+
+
+class DaemonConfig(_Strict):
+    """The whole file: [host], [serial], [mqtt] (optional) and one [[tables]] per table."""
+
+    host: HostSection = Field(default_factory=HostSection)
+    serial: SerialSection = Field(default_factory=SerialSection)
+    mqtt: MqttSection | None = None
+    tables: list[TableSection] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _unique_tables(self) -> DaemonConfig:
+        names = [t.name for t in self.tables]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"table names must be unique: {', '.join(sorted(dup))}")
+        return self
+
+
+def parse_config(data: dict[str, Any], source: str = "config") -> DaemonConfig:
+    try:
+        return DaemonConfig.model_validate(data)
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            where = ".".join(str(p) for p in err["loc"]) or "(top level)"
+            lines.append(f"  {where}: {err['msg']}")
+        raise ConfigError(f"{source}: invalid config:\n" + "\n".join(lines)) from None
+
+
+def load_config(path: str | Path) -> DaemonConfig:
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise ConfigError(f"{p}: cannot read the config file ({e.strerror})") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ConfigError(f"{p}: not valid TOML: {e}") from None
+    return parse_config(data, str(p))
+
+
+EXAMPLE = """\
+# dialbox daemon config (dialbox run --config FILE)
+[host]
+name = "living-room"
+journal = "/var/lib/dialbox/journal.sqlite"
+
+[serial]
+# USB controllers are found by VID/PID; add explicit ports or globs if needed.
+ports = ["/dev/serial/by-id/usb-MicroPython*"]
+
+# [mqtt]
+# host = "localhost"
+# port = 1883
+# user = "host"
+# password = "from dialbox broker config"
+
+[[tables]]
+name = "table1"
+game = "pixoid"
+players = 4
+bots = [4]          # seat 4 is a bot
+pairing = "press"   # a new controller presses its button to take the next free seat
+"""

@@ -1,0 +1,157 @@
+"""The host daemon: one journal, its tables, serial hot-plug and one broker link per table."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from dialbox.daemon.config import DaemonConfig
+from dialbox.journal import Journal
+from dialbox.runner import GameRunner
+from dialbox.sessions import Session
+from dialbox.transports.base import Link
+from dialbox.transports.mqtt import BrokerAddress, MqttHub, MqttLink
+from dialbox.transports.serial import DEFAULT_USB, SerialLink, SerialWatcher, UsbMatch
+from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
+
+log = logging.getLogger("dialbox.daemon")
+
+STATE_EVERY = 0.05
+"""Seconds between two retained state messages of one table on MQTT (the latest wins)."""
+
+
+class SerialDesk:
+    """Session host for serial links: sends each controller to its table by unique id."""
+
+    def __init__(self, runners: list[GameRunner]) -> None:
+        self.runners = runners
+        self.by_session: dict[int, GameRunner] = {}
+
+    def _pick(self, uid: str) -> GameRunner:
+        for r in self.runners:
+            if r.table.seat_of(uid) is not None or uid in r.settings.controllers:
+                return r
+        for r in self.runners:
+            if not r.settings.controllers and r.table.next_free() is not None:
+                return r
+        return self.runners[0]
+
+    def admit(self, session: Session, hello: Hello) -> Welcome | Error:
+        runner = self._pick(hello.uid)
+        self.by_session[id(session)] = runner
+        return runner.admit(session, hello)
+
+    def on_snapshot(self, session: Session, snapshot: Snapshot) -> None:
+        self.by_session[id(session)].on_snapshot(session, snapshot)
+
+    def on_message(self, session: Session, msg: Message) -> None:
+        self.by_session[id(session)].on_message(session, msg)
+
+    def owes(self, session: Session) -> bool:
+        runner = self.by_session.get(id(session))
+        return runner is not None and runner.owes(session)
+
+    def on_offline(self, session: Session) -> None:
+        runner = self.by_session.get(id(session))
+        if runner is not None:
+            runner.on_offline(session)
+
+
+class Daemon:
+    """Everything the host runs, started by `run()` and stopped by cancelling it or `stop()`."""
+
+    def __init__(self, config: DaemonConfig, journal: Journal | None = None) -> None:
+        self.config = config
+        self.journal = journal or Journal(config.host.journal)
+        self.hubs: dict[str, MqttHub] = {}
+        self.runners = {
+            t.name: GameRunner(t.settings(), self.journal, config.host.name) for t in config.tables
+        }
+        self.sessions: list[Session] = []
+        self.watcher: SerialWatcher | None = None
+        self.desk = SerialDesk(list(self.runners.values()))
+        if config.mqtt is not None:
+            m = config.mqtt
+            address = BrokerAddress(m.host, m.port, m.user, m.password, m.tls_ca, m.keepalive)
+            for name, runner in self.runners.items():
+                self.hubs[name] = self._hub(address, name, runner)
+        self._stop = asyncio.Event()
+        self._tasks: list[asyncio.Task[Any]] = []
+
+    # ------------------------------------------------------------------ links -> sessions
+
+    async def _serve(self, link: Link, host: Any) -> None:
+        session = Session(link, host, self.config.host.name)
+        self.sessions.append(session)
+        try:
+            await session.run()
+        finally:
+            self.sessions.remove(session)
+
+    async def _serial_link(self, link: SerialLink) -> None:
+        await self._serve(link, self.desk)
+
+    def attach(self, link: Link, table: str | None = None) -> asyncio.Task[None]:
+        """Serve a link made elsewhere (in-process controllers, tests)."""
+        host: Any = self.runners[table] if table else self.desk
+        task = asyncio.create_task(self._serve(link, host))
+        self._tasks.append(task)
+        return task
+
+    # ------------------------------------------------------------------ running
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def run(self) -> None:
+        cfg = self.config
+        try:
+            for runner in self.runners.values():
+                runner.start_timers()
+            if cfg.serial.enabled:
+                usb = (
+                    [UsbMatch(u.vid, u.pid, u.serial_number) for u in cfg.serial.usb]
+                    if cfg.serial.usb is not None else list(DEFAULT_USB)
+                )
+                self.watcher = SerialWatcher(self._serial_link, cfg.serial.ports, usb)
+                self._tasks.append(asyncio.create_task(self.watcher.run()))
+            for hub in self.hubs.values():
+                self._tasks.append(asyncio.create_task(hub.run()))
+            await self._stop.wait()
+        finally:
+            for t in self._tasks:
+                t.cancel()
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+            for s in list(self.sessions):
+                await s.link.close()
+
+    def _hub(self, address: BrokerAddress, name: str, runner: GameRunner) -> MqttHub:
+        async def on_link(link: MqttLink) -> None:
+            await self._serve(link, runner)
+
+        hub = MqttHub(address, name, on_link, client_id=f"{self.config.host.name}-{name}")
+        latest: dict[str, Any] = {}
+
+        def send() -> None:
+            state = latest.pop("state")
+            payload = json.dumps(state, separators=(",", ":")).encode()
+            asyncio.ensure_future(hub.publish_state(payload))
+
+        def publish(state: dict[str, Any]) -> None:
+            # at most one retained state message per table every STATE_EVERY seconds
+            first = "state" not in latest
+            latest["state"] = state
+            if first:
+                asyncio.get_running_loop().call_later(STATE_EVERY, send)
+
+        runner.feed.listen(publish)
+        return hub
+
+    @property
+    def finished(self) -> bool:
+        return all(r.finished.is_set() for r in self.runners.values())
+
+    async def wait_finished(self) -> None:
+        await asyncio.gather(*(r.finished.wait() for r in self.runners.values()))

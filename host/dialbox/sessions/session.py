@@ -1,0 +1,286 @@
+"""One controller's session on one link: handshake, acks and retransmission, heartbeat."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import deque
+from typing import Protocol
+
+from dialbox.transports.base import Link, LinkClosed
+from dialbox_protocol import codec
+from dialbox_protocol.frames import ProtocolError, to_frame
+from dialbox_protocol.models import (
+    Ack,
+    Error,
+    Hello,
+    Identify,
+    Message,
+    Ping,
+    Pong,
+    Snapshot,
+    Welcome,
+)
+
+log = logging.getLogger("dialbox.session")
+
+IDENTIFY_EVERY = 0.5
+IDENTIFY_TRIES = 20
+HEARTBEAT = 1.0
+OFFLINE_AFTER = 3.0
+PROBE_AFTER = 5.0
+DEDUP_WINDOW = 16
+_UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal"}
+_DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
+
+
+class SessionHost(Protocol):
+    """What a session reports to (the daemon's table service). Every call is synchronous:
+    whatever it must make durable (the journal) is written before the call returns, and the
+    session acknowledges the frame only afterwards."""
+
+    def admit(self, session: Session, hello: Hello) -> Welcome | Error: ...
+
+    def on_snapshot(self, session: Session, snapshot: Snapshot) -> None: ...
+
+    def on_message(self, session: Session, msg: Message) -> None: ...
+
+    def on_offline(self, session: Session) -> None: ...
+
+    def owes(self, session: Session) -> bool:
+        """Whether this controller's seat owes the open prompt a lock or a reveal."""
+        ...
+
+
+def _ms() -> int:
+    return int(time.monotonic() * 1000) % (1 << 30)
+
+
+class Session:
+    """The host side of protocol v1 for one link (docs/protocol.md).
+
+    Speaks first (identify, bounded retries), checks the hello, asks the host to admit the
+    unique id, welcomes, then keeps the link honest: reliable frames are numbered, kept and
+    retransmitted until acknowledged; incoming duplicates are re-acknowledged and dropped;
+    on serial a ping goes out every second and three silent seconds mean offline.
+    """
+
+    def __init__(self, link: Link, host: SessionHost, host_name: str = "dialbox") -> None:
+        self.link = link
+        self.host = host
+        self.host_name = host_name
+        self.hello: Hello | None = None
+        self.uid: str | None = None
+        self.seat: int | None = None
+        self.welcomed = False
+        self.online = False
+        self.refused: str | None = None
+        self.rtt_ms: float | None = None
+        self._loop = asyncio.get_running_loop()
+        self._out: asyncio.Queue[Message | bytes] = asyncio.Queue()
+        self._seq = 0
+        self._unacked: dict[int, bytes] = {}
+        self._recent: deque[int] = deque(maxlen=DEDUP_WINDOW)
+        self._last_rx = time.monotonic()
+        self._last_said = self._last_rx
+        """When the controller last sent something other than a pong or an ack."""
+        self._last_probe = 0.0
+        self._ever_welcomed = False
+        self._identify_sent = 0
+        self._closed = asyncio.Event()
+
+    def __repr__(self) -> str:
+        return f"<Session {self.uid or '?'} on {self.link.name}>"
+
+    # ------------------------------------------------------------------ sending
+
+    def post(self, msg: Message) -> None:
+        """Queue a message for this controller (reliable ones get a sequence number)."""
+        if self._closed.is_set():
+            return
+        if isinstance(msg, Welcome):
+            self._recent.clear()  # the controller's counter restarts with every welcome
+        self._out.put_nowait(msg)
+
+    async def _writer(self) -> None:
+        while True:
+            item = await self._out.get()
+            if isinstance(item, bytes):
+                frame = item
+            elif item.reliable:
+                if isinstance(item, Welcome):
+                    self._restart_counters()
+                self._seq = self._seq % codec.MAX_SEQ + 1
+                frame = to_frame(item, self._seq)
+                self._unacked[self._seq] = frame
+                self._loop.call_later(self.link.rto, self._retransmit, self._seq, frame,
+                                      self.link.rto)
+            else:
+                frame = to_frame(item)
+            try:
+                await self.link.send(frame)
+            except LinkClosed:
+                return
+
+    def _restart_counters(self) -> None:
+        self._seq = 0
+        self._unacked.clear()
+
+    def _retransmit(self, seq: int, frame: bytes, rto: float) -> None:
+        if self._closed.is_set() or self._unacked.get(seq) is not frame:
+            return
+        if self.online or not self.link.heartbeat:
+            self._out.put_nowait(frame)
+        nxt = min(rto * 2, self.link.rto_max)
+        self._loop.call_later(nxt, self._retransmit, seq, frame, nxt)
+
+    @property
+    def unacked(self) -> int:
+        return len(self._unacked)
+
+    # ------------------------------------------------------------------ running
+
+    async def run(self) -> None:
+        """Serve the link until it closes."""
+        writer = asyncio.create_task(self._writer())
+        ticker = asyncio.create_task(self._ticker())
+        try:
+            self._identify()
+            async for parsed in self.link:
+                self._last_rx = time.monotonic()
+                if self.refused is not None:
+                    continue
+                if isinstance(parsed, ProtocolError):
+                    self._bad_frame(parsed)
+                else:
+                    if not isinstance(parsed, Pong | Ack):
+                        self._last_said = self._last_rx
+                    self._received(parsed)
+        finally:
+            self._closed.set()
+            ticker.cancel()
+            writer.cancel()
+            if self.online:
+                self.online = False
+                self.host.on_offline(self)
+
+    def _identify(self) -> None:
+        self._identify_sent += 1
+        self.post(Identify(host=self.host_name[:32]))
+
+    async def _ticker(self) -> None:
+        """Identify retries before the hello; heartbeat and offline detection after."""
+        while True:
+            if not self.welcomed:
+                await asyncio.sleep(IDENTIFY_EVERY if self.link.heartbeat else self.link.rto)
+                if self.refused is not None:
+                    continue
+                if self.welcomed:
+                    continue
+                if self._ever_welcomed or self._identify_sent < IDENTIFY_TRIES:
+                    self._identify()
+                elif self._identify_sent == IDENTIFY_TRIES:
+                    self._identify_sent += 1
+                    log.warning("%s: no answer to %d identify frames: not a dialbox controller",
+                                self.link.name, IDENTIFY_TRIES)
+                continue
+            await asyncio.sleep(HEARTBEAT)
+            now = time.monotonic()
+            if (self.welcomed and now - self._last_said > PROBE_AFTER
+                    and now - self._last_probe > PROBE_AFTER and self.host.owes(self)):
+                # The seat owes a lock or a reveal and its controller has said nothing but
+                # pongs and acks for a while: it may have lost our session (its link timed
+                # out, or it rebooted behind a USB port that stayed up) and be waiting for
+                # an identify. Ask; a controller still in the session just resumes.
+                self._last_probe = now
+                log.info("%s: quiet while its seat is awaited: identify again", self)
+                self._identify()
+            if not self.link.heartbeat:
+                continue
+            if now - self._last_rx > OFFLINE_AFTER:
+                log.info("%s: silent for %.0f s: offline", self, OFFLINE_AFTER)
+                self._go_offline()
+            else:
+                self.post(Ping(ms=_ms()))
+
+    def _go_offline(self) -> None:
+        self.welcomed = False
+        if self.online:
+            self.online = False
+            self.host.on_offline(self)
+
+    # ------------------------------------------------------------------ receiving
+
+    def _bad_frame(self, err: ProtocolError) -> None:
+        if err.code in (codec.E_VERSION, codec.E_TABLE):
+            if err.code == codec.E_VERSION:
+                detail = f"{err.detail}: update the controller firmware"
+            else:
+                detail = f"{err.detail}: firmware and host disagree on the protocol"
+            log.error("%s refused: %s", self.link.name, err.describe())
+            self.refused = detail
+            self.post(Error(code=err.code, detail=detail[:80], ref=err.seq))
+            return
+        log.info("%s: dropped a frame: %s", self.link.name, err.describe())
+        if err.code == codec.E_FIELDS and err.seq:
+            self.post(Error(code=err.code, detail=err.describe()[:80], ref=err.seq))
+
+    def _received(self, msg: Message) -> None:
+        name = msg.type_name()
+        if name in _DOWN_ONLY:
+            self.post(Error(code=codec.E_DIRECTION, detail=f"{name} is host-to-controller",
+                            ref=msg.seq))
+            return
+        if isinstance(msg, Ack):
+            self._unacked.pop(msg.ref, None)
+            return
+        if isinstance(msg, Ping):
+            self.post(Pong(ms=msg.ms))
+            return
+        if isinstance(msg, Pong):
+            self.rtt_ms = float((_ms() - msg.ms) % (1 << 30))
+            return
+        if isinstance(msg, Hello):
+            self._hello(msg)
+            return
+        if isinstance(msg, Error):
+            log.info("%s reports %s: %s", self, msg.code_name, msg.detail)
+            return
+        if not self.welcomed:
+            # A controller that talks without a session (it rebooted, or we did): start one.
+            # Its frame is not acknowledged: it will come again after the welcome.
+            self._identify()
+            return
+        if msg.reliable:
+            self.post(Ack(ref=msg.seq))  # written only after the handler below has journaled
+            if msg.seq in self._recent:
+                return
+            self._recent.append(msg.seq)
+        if isinstance(msg, Snapshot):
+            self.host.on_snapshot(self, msg)
+        else:
+            self.host.on_message(self, msg)
+
+    def _hello(self, hello: Hello) -> None:
+        if self.link.expected_uid is not None and hello.uid != self.link.expected_uid:
+            detail = f"uid {hello.uid} on the topic of {self.link.expected_uid}"
+            log.warning("%s: spoofed unique id refused: %s", self.link.name, detail)
+            self.post(Error(code=codec.E_SPOOF, detail=detail[:80], ref=0))
+            return
+        if self.welcomed and self.online and self.uid == hello.uid:
+            # The controller restarted its side of the session; resume it.
+            self.online = False
+            self.host.on_offline(self)
+        answer = self.host.admit(self, hello)
+        if isinstance(answer, Error):
+            log.warning("%s: %s refused: %s", self.link.name, hello.uid, answer.detail)
+            self.post(answer)
+            return
+        self.hello = hello
+        self.uid = hello.uid
+        self.seat = answer.seat if answer.seat >= 0 else None
+        self.welcomed = True
+        self._ever_welcomed = True
+        self.online = True
+        self.post(answer)
