@@ -20,7 +20,19 @@ from dialbox_fw.core.session import MQTT_RTO, SERIAL_RTO
 from dialbox_fw.core.store import FileStore
 
 LOOP_MS = const(5)
-RESERVE = const(2048)  # bytes held back for when the heap is too fragmented
+RESERVE = const(2048)
+_E_INTERNAL = const(18)  # codec.E_INTERNAL  # bytes held back for when the heap is too fragmented
+
+
+if hasattr(asyncio, "sleep_ms"):  # MicroPython: no float allocated every pass
+
+    def _sleep_loop():
+        return asyncio.sleep_ms(LOOP_MS)
+
+else:
+
+    def _sleep_loop():
+        return asyncio.sleep(LOOP_MS / 1000)
 
 
 class App:
@@ -83,6 +95,14 @@ class App:
             self.ctl.silence_ms = ctlmod.SILENCE_MS
 
     def handle(self, msg, now, link):
+        if type(msg) is not dict and msg.code == _E_INTERNAL:
+            # the decoder ran out of memory (it never raises): make room for the
+            # retransmission the host will send
+            self.memory_errors += 1
+            self.reserve = None
+            gc.collect()
+            self.hal.log_error(msg)
+            return
         if link is not self.active and type(msg) is dict and msg["t"] == "identify":
             self.use(link)
         if link is self.active:
@@ -141,7 +161,7 @@ class App:
             for link in self.links:
                 if link.kind == "serial" and not link.up:
                     self.running = False
-            await asyncio.sleep(LOOP_MS / 1000)
+            await _sleep_loop()
 
 
 async def start_mqtt(app, hal):

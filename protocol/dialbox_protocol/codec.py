@@ -215,6 +215,12 @@ _HEXD = "0123456789abcdef"
 
 
 def _enc_str(s, out):
+    for ch in s:
+        if ch == '"' or ch == "\\" or not 32 <= ord(ch) < 127:
+            break
+    else:  # plain printable ASCII: one piece (same output, far fewer small allocations)
+        out.append('"' + s + '"')
+        return
     out.append('"')
     for ch in s:
         o = ord(ch)

@@ -5,11 +5,13 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from dialbox.paths import firmware_dir, micropython_binary, micropython_path
+from tests.firmware.broker import Mosquitto
 
 if str(firmware_dir()) not in sys.path:
     sys.path.insert(0, str(firmware_dir()))
@@ -48,3 +50,12 @@ class FakeClock:
 @pytest.fixture
 def clock() -> FakeClock:
     return FakeClock()
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    """A mosquitto of this test's own on an ephemeral port, stopped by pid afterwards."""
+    b = Mosquitto(tmp_path)
+    b.start()
+    yield b
+    b.stop()

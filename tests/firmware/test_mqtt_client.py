@@ -9,10 +9,7 @@ import socket
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from dialbox.paths import micropython_binary, micropython_path
 from tests.firmware.broker import Mosquitto, Observer, free_port
@@ -59,14 +56,6 @@ class MpClient:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGKILL)
         self.proc.wait()
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    b = Mosquitto(tmp_path)
-    b.start()
-    yield b
-    b.stop()
 
 
 def test_connect_echo_last_will_and_reconnect_after_broker_restart(broker: Mosquitto) -> None:

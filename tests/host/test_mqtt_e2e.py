@@ -14,6 +14,7 @@ from dialbox_protocol import codec
 from tests.host.harness import (
     TABLE,
     Broker,
+    Cable,
     check_integrity,
     mqtt_doubles,
     running_daemon,
@@ -258,13 +259,24 @@ def test_spoofed_uid_over_mqtt_is_refused(tmp_path: Path) -> None:
 
 
 async def _wifi_loss(tmp_path: Path) -> None:
+    """Each controller reaches the broker through its own cuttable cable: a cut is a WiFi
+    loss (no DISCONNECT; the broker publishes the controller's last will)."""
+    from dialbox.doubles import ControllerDouble
+
     uids = UIDS[:2]
     broker = Broker(tmp_path, uids)
     await broker.start()
+    cables = [Cable(broker.port), Cable(broker.port)]
+    for c in cables:
+        await c.start()
+    ds = [ControllerDouble(u, auto=False, seed=i, mqtt={**broker.device(u), "port": c.port})
+          for i, (u, c) in enumerate(zip(uids, cables, strict=True))]
     try:
         cfg = table_config(tmp_path, players=2, uids=uids, mqtt=broker.host_mqtt(),
                            options={"rounds": 1})
-        async with running_daemon(cfg) as daemon, mqtt_doubles(broker, uids, auto=False) as ds:
+        async with running_daemon(cfg) as daemon:
+            for d in ds:
+                await d.start()
             a, b = ds
             runner = daemon.runners[TABLE]
             for d in ds:
@@ -274,17 +286,20 @@ async def _wifi_loss(tmp_path: Path) -> None:
                            and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in ds))
             box = runner.box
             assert box is not None
-            await b.unplug()  # b's WiFi drops before it locked
+            cables[1].cut()  # b's WiFi drops before it locked
+            await wait_for(lambda: not runner.table.seats[1].online, what="b's last will")
             a.lock()
             await wait_for(lambda: box.locked(0))
-            await a.unplug()  # a's WiFi drops after it locked
-            await b.replug()
+            cables[0].cut()  # a's WiFi drops after it locked
+            await wait_for(lambda: not runner.table.seats[0].online, what="a's last will")
+            await cables[1].mend()
             await wait_for(lambda: b.welcomed.is_set() and b.prompt is not None
-                           and b.prompt["pid"] == box.pid, what="b resumed")
+                           and b.prompt["pid"] == box.pid and runner.table.seats[1].online,
+                           what="b resumed")
             b.turn(1, 4)
             b.lock()
             await wait_for(lambda: box.phase == Phase.ALL_LOCKED)
-            await a.replug()
+            await cables[0].mend()
             await wait_for(lambda: box.complete, what="both revealed")
             await wait_for(lambda: runner.box is not None and not runner.box.sealed)
             winner = a if runner.box.seats == (0,) else b  # type: ignore[union-attr]
@@ -294,6 +309,10 @@ async def _wifi_loss(tmp_path: Path) -> None:
             await asyncio.wait_for(runner.finished.wait(), 30)
             assert check_integrity(daemon.journal, ds) == 2
     finally:
+        for d in ds:
+            await d.stop()
+        for c in cables:
+            await c.close()
         broker.stop()
 
 

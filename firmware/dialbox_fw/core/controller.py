@@ -244,15 +244,12 @@ class Controller:
             return
         if rec is not None:
             self._forget()
-        if self.state == PROGRAMMING and self._same_prompt(pid):
+        if self.state == PROGRAMMING and self.programming_pid == pid:
             return  # a duplicate of the prompt being programmed: keep the wheels
         self.programming_pid = pid
         self.wheels = wheelmod.from_prompt(msg["wheels"])
         self.edited = False
         self._set(PROGRAMMING)
-
-    def _same_prompt(self, pid):
-        return self.programming_pid == pid
 
     def _alllocked(self, msg, now):
         pid = msg["pid"]

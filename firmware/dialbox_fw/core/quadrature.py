@@ -79,19 +79,22 @@ def cycle(detents, start=3):
     return (fwd[2], fwd[1], fwd[0], start)
 
 
-def waveform(detents, bounce=False, start=3):
-    """The pin states (A << 1 | B) a detented encoder passes through for a turn.
-
-    Used by tests. bounce adds contact chatter on every edge.
-    """
+def drive(detents, bounce, start, emit):
+    """Call emit(state) for every pin state a detented encoder passes through on a turn
+    from the rest state `start`; bounce adds contact chatter on every edge. No allocation."""
     seq = cycle(detents, start)
-    out = []
     prev = start
     for i in range(abs(detents) * 4):
         s = seq[i % 4]
         if bounce:
-            out.append(s)
-            out.append(prev)
-        out.append(s)
+            emit(s)
+            emit(prev)
+        emit(s)
         prev = s
+
+
+def waveform(detents, bounce=False, start=3):
+    """The pin states (A << 1 | B) of a turn, as a list (tests)."""
+    out = []
+    drive(detents, bounce, start, out.append)
     return out

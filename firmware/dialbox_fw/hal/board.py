@@ -116,9 +116,6 @@ class BoardHal:
         w.disconnect()
         return False
 
-    def wifi_up(self):
-        return self.wlan is not None and self.wlan.isconnected()
-
     def poll(self, now):
         pass
 

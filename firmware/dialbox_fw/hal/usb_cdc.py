@@ -22,10 +22,12 @@ class StdioStream:
         n = 0
         size = len(buf)
         while n < size:
-            ev = self.poll.poll(0)
-            if not ev:
+            flags = 0
+            for _obj, ev in self.poll.ipoll(0):  # ipoll reuses its tuple: no garbage
+                flags = ev
+            if not flags:
                 break
-            if ev[0][1] & (select.POLLHUP | select.POLLERR) and not ev[0][1] & select.POLLIN:
+            if flags & (select.POLLHUP | select.POLLERR) and not flags & select.POLLIN:
                 return -1 if n == 0 else n
             b = self.inp.read(1)
             if not b:

@@ -28,6 +28,7 @@ from dialbox_fw.core.clock import ticks_diff
 from dialbox_fw.core.controller import STATE_NAMES
 
 _MEM = hasattr(gc, "mem_alloc")  # MicroPython only
+_IPOLL = hasattr(select.poll(), "ipoll")  # MicroPython only
 
 
 def getenv(name, default=None):
@@ -101,7 +102,9 @@ class VirtualHal:
         return False
 
     def log_error(self, e):
-        if hasattr(sys, "print_exception"):
+        if not isinstance(e, Exception):
+            sys.stderr.write(repr(e) + "\n")
+        elif hasattr(sys, "print_exception"):
             sys.print_exception(e, sys.stderr)
         else:
             import traceback
@@ -123,21 +126,11 @@ class VirtualHal:
     async def wifi_connect(self, ssid, psk, timeout_ms):
         return True
 
-    def wifi_up(self):
-        return True
-
     # -- inputs
     def turn(self, wheel, detents, bounce=False):
         enc = self.encoders[wheel]
-        seq = quadrature.cycle(detents, enc.state)
-        prev = enc.state
-        for i in range(abs(detents) * 4):  # edge by edge: no list, however fast the spin
-            s = seq[i % 4]
-            if bounce:
-                enc.update_state(s)
-                enc.update_state(prev)
-            enc.update_state(s)
-            prev = s
+        # edge by edge into the decoder: no list, however fast the spin
+        quadrature.drive(detents, bounce, enc.state, enc.update_state)
 
     def press(self, ms):
         self.pressed_until = self.now + ms
@@ -161,7 +154,7 @@ class VirtualHal:
                 self.peak = used
         if self.sock is None:
             return
-        if self.spoll.poll(0):
+        if self.readable():
             data = self.sock.recv(128)
             if not data:
                 raise SystemExit(0)  # the process that steers this controller is gone
@@ -171,6 +164,13 @@ class VirtualHal:
             # a command leaves the buffer only once done, so a MemoryError cannot lose it
             self.command(json.loads(self.rx[:i]))
             self.rx = self.rx[i + 1 :]
+
+    def readable(self):
+        if _IPOLL:
+            for _ in self.spoll.ipoll(0):  # reuses its tuple: no garbage every pass
+                return True
+            return False
+        return bool(self.spoll.poll(0))
 
     def command(self, cmd):
         op = cmd.get("op")

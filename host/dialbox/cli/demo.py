@@ -123,4 +123,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"{summary.game}: game over after {summary.prompts} decisions in "
               f"{summary.seconds:.1f} s ({summary.transport}, {summary.runtime} controllers, "
               f"seed {seed}). {result.get('text', '')}")
+        if summary.restarts:
+            print(f"(simulated controllers powered on again after their firmware stopped: "
+                  f"{', '.join(summary.restarts)})")
     return 0 if summary.result is not None else 1

@@ -43,6 +43,8 @@ class DemoSummary:
     seconds: float
     result: dict[str, Any] | None
     reveal_ms: list[float] = field(default_factory=list)
+    restarts: list[str] = field(default_factory=list)
+    """Simulated controllers whose firmware process stopped and was powered on again."""
 
     def to_json(self) -> dict[str, Any]:
         times = sorted(self.reveal_ms)
@@ -53,6 +55,7 @@ class DemoSummary:
             "runtime": self.runtime, "prompts": self.prompts,
             "seconds": round(self.seconds, 3), "result": self.result,
             "reveal_p50_ms": None if p50 is None else round(p50, 3),
+            "controller_restarts": self.restarts,
         }
 
 
@@ -185,11 +188,14 @@ async def run_demo(
             started = time.perf_counter()
             sims: list[Any] = []
             used_runtime = runtime
+            restarts: list[str] = []
+            watchdog: asyncio.Task[None] | None = None
             try:
                 if mqtt is not None:
                     await asyncio.wait_for(daemon.hubs[TABLE].connected.wait(), 10)
                 sims, used_runtime = await _start_controllers(
                     stack, uids, work, runtime, mqtt, seed)
+                watchdog = asyncio.create_task(_keep_powered(sims, restarts))
                 if daemon.watcher is not None:
                     daemon.watcher.watch(str(work / "flash" / "*" / "tty"))
                 try:
@@ -203,6 +209,8 @@ async def run_demo(
                         f"seats online {[s.index + 1 for s in runner.table.seats if s.online]})"
                     ) from None
             finally:
+                if watchdog is not None:
+                    watchdog.cancel()
                 daemon.stop()
                 await task
             result = runner.game.result
@@ -213,7 +221,23 @@ async def run_demo(
                 seconds=time.perf_counter() - started,
                 result=result.to_json() if result else None,
                 reveal_ms=[t * 1000 for t in runner.reveal_times],
+                restarts=restarts,
             )
+
+
+async def _keep_powered(sims: list[Any], restarts: list[str]) -> None:
+    """Power a simulated controller on again if its firmware process stops (its flash is
+    kept, so it resumes its seat and any sealed choice, as a real one would)."""
+    while True:
+        await asyncio.sleep(1.0)
+        for sim in sims:
+            if getattr(sim, "running", True):
+                continue
+            log.warning("simulated controller %s stopped; powering it on again. Its log: %s",
+                        sim.uid, sim.log_tail(5) or "(empty)")
+            restarts.append(sim.uid)
+            await asyncio.to_thread(sim.kill)
+            await asyncio.to_thread(sim.start)
 
 
 async def _start_controllers(
