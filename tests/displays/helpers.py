@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -78,3 +79,26 @@ CHIP_STATUSES = "els => els.map(e => e.dataset.status)"
 def table_frames(frames: list[str]) -> list[dict[str, Any]]:
     """The table states among the WebSocket frames a page received."""
     return [m["state"] for m in map(json.loads, frames) if m["type"] == "table"]
+
+
+@contextlib.asynccontextmanager
+async def chromium_page(profile: Path) -> AsyncIterator[tuple[Any, list[str], list[str]]]:
+    """Debian's Chromium, headless with a fresh profile: a page, the WebSocket frames it
+    receives (as text, in order) and the errors it throws. Closed on leaving."""
+    from playwright.async_api import async_playwright
+
+    frames: list[str] = []
+    errors: list[str] = []
+    async with async_playwright() as pw:
+        ctx = await pw.chromium.launch_persistent_context(
+            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
+            viewport=SCREEN_SIZE,
+        )
+        try:
+            page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.on("websocket", lambda ws: ws.on(
+                "framereceived", lambda payload: frames.append(str(payload))))
+            yield page, frames, errors
+        finally:
+            await ctx.close()

@@ -23,12 +23,11 @@ from tests.displays.helpers import (
     CHIP_STATUSES,
     CHOICES_SHOWN,
     CHROMIUM,
-    CHROMIUM_ARGS,
     GAMES,
     READ_LOG,
-    SCREEN_SIZE,
     artifacts,
     assert_sealed_until_revealed,
+    chromium_page,
     table_frames,
 )
 
@@ -73,84 +72,69 @@ async def check_board(page: Any, game: str, view: TableView) -> None:
 
 
 async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
-    from playwright.async_api import async_playwright
-
     from dialbox.daemon.embedded import run_demo
 
     shots = artifacts()
-    frames: list[str] = []
-    errors: list[str] = []
     daemon_states: list[dict[str, Any]] = []
     looked: dict[str, int] = {}
 
-    async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport=SCREEN_SIZE,
-        )
-        try:
-            page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("websocket", lambda ws: ws.on(
-                "framereceived", lambda payload: frames.append(str(payload))))
+    async with chromium_page(profile) as (page, frames, errors):
 
-            async def camera(view: TableView, moment: str) -> None:
-                """The lobby, the first all-locked moment and its reveal: look at the page."""
-                if moment == "lobby":
-                    seated = next(s for s in view.seats if s.occupant == "controller")
-                    await page.wait_for_selector(
-                        f'#lobby tr[data-seat="{seated.seat}"]:has-text("{seated.uid}")')
-                    assert seated.transport == "serial" and seated.firmware
-                    await page.screenshot(path=shots / f"{game}-1-lobby.png")
-                    looked["lobby"] = 0
-                elif moment == "alllocked" and "reveal" not in looked:
-                    # (again at the next all-locked if this prompt's reveal is refused)
-                    p = view.prompt
-                    assert p is not None
-                    await page.wait_for_selector(
-                        f'#prompt[data-pid="{p.pid}"][data-phase="alllocked"]')
-                    assert set(await page.eval_on_selector_all("#prompt .chip",
-                                                               CHIP_STATUSES)) == {"locked"}
-                    assert await page.is_visible("#alllocked")
-                    shown = await page.get_attribute("#reveal", "data-pid")
-                    assert shown is None or int(shown) != p.pid
-                    seated = next(s for s in view.seats if s.occupant == "controller")
-                    meta = await page.inner_text(f'#seats .seat[data-seat="{seated.seat}"]')
-                    assert seated.uid in meta and "serial" in meta and "fw " in meta
-                    await page.wait_for_timeout(500)  # the overlay's pop-in, for the picture
-                    await page.screenshot(path=shots / f"{game}-2-alllocked.png")
-                    looked["alllocked"] = p.pid
-                elif (moment == "reveal" and view.reveal is not None and "reveal" not in looked
-                      and view.reveal.pid == looked.get("alllocked")):
-                    r = view.reveal
-                    await page.wait_for_selector(f'#reveal[data-pid="{r.pid}"]')
-                    shown_choices = await page.eval_on_selector_all("#reveal .choice",
-                                                                    CHOICES_SHOWN)
-                    assert sorted(shown_choices) == sorted([c.seat, c.text] for c in r.choices)
-                    await check_board(page, game, view)
-                    await page.wait_for_timeout(800)  # let the cards finish turning over
-                    await page.screenshot(path=shots / f"{game}-3-reveal.png")
-                    looked["reveal"] = r.pid
+        async def camera(view: TableView, moment: str) -> None:
+            """The lobby, the first all-locked moment and its reveal: look at the page."""
+            if moment == "lobby":
+                seated = next(s for s in view.seats if s.occupant == "controller")
+                await page.wait_for_selector(
+                    f'#lobby tr[data-seat="{seated.seat}"]:has-text("{seated.uid}")')
+                assert seated.transport == "serial" and seated.firmware
+                await page.screenshot(path=shots / f"{game}-1-lobby.png")
+                looked["lobby"] = 0
+            elif moment == "alllocked" and "reveal" not in looked:
+                # (again at the next all-locked if this prompt's reveal is refused)
+                p = view.prompt
+                assert p is not None
+                await page.wait_for_selector(
+                    f'#prompt[data-pid="{p.pid}"][data-phase="alllocked"]')
+                assert set(await page.eval_on_selector_all("#prompt .chip",
+                                                           CHIP_STATUSES)) == {"locked"}
+                assert await page.is_visible("#alllocked")
+                shown = await page.get_attribute("#reveal", "data-pid")
+                assert shown is None or int(shown) != p.pid
+                seated = next(s for s in view.seats if s.occupant == "controller")
+                meta = await page.inner_text(f'#seats .seat[data-seat="{seated.seat}"]')
+                assert seated.uid in meta and "serial" in meta and "fw " in meta
+                await page.wait_for_timeout(500)  # the overlay's pop-in, for the picture
+                await page.screenshot(path=shots / f"{game}-2-alllocked.png")
+                looked["alllocked"] = p.pid
+            elif (moment == "reveal" and view.reveal is not None and "reveal" not in looked
+                  and view.reveal.pid == looked.get("alllocked")):
+                r = view.reveal
+                await page.wait_for_selector(f'#reveal[data-pid="{r.pid}"]')
+                shown_choices = await page.eval_on_selector_all("#reveal .choice",
+                                                                CHOICES_SHOWN)
+                assert sorted(shown_choices) == sorted([c.seat, c.text] for c in r.choices)
+                await check_board(page, game, view)
+                await page.wait_for_timeout(800)  # let the cards finish turning over
+                await page.screenshot(path=shots / f"{game}-3-reveal.png")
+                looked["reveal"] = r.pid
 
-            async with TableDisplays(pace=0, on_moment=camera) as shown:
-                assert shown.url is not None
-                await page.goto(shown.url)
-                await page.wait_for_selector("#link.ok")
+        async with TableDisplays(pace=0, on_moment=camera) as shown:
+            assert shown.url is not None
+            await page.goto(shown.url)
+            await page.wait_for_selector("#link.ok")
 
-                def attach(runner: Any) -> None:
-                    runner.feed.listen(daemon_states.append)
-                    shown.attach(runner)
+            def attach(runner: Any) -> None:
+                runner.feed.listen(daemon_states.append)
+                shown.attach(runner)
 
-                summary = await run_demo(game=game, players=4, controllers=2, seed=11,
-                                         runtime=RUNTIMES.get(game, "double"),
-                                         on_runner=attach, timeout=60)
-                await shown.caught_up()
-                await page.wait_for_selector("#result:not([hidden])")
-                result_text = await page.inner_text("#result")
-                await page.screenshot(path=shots / f"{game}-4-result.png")
-                log = await page.evaluate(READ_LOG)
-        finally:
-            await ctx.close()
+            summary = await run_demo(game=game, players=4, controllers=2, seed=11,
+                                     runtime=RUNTIMES.get(game, "double"),
+                                     on_runner=attach, timeout=60)
+            await shown.caught_up()
+            await page.wait_for_selector("#result:not([hidden])")
+            result_text = await page.inner_text("#result")
+            await page.screenshot(path=shots / f"{game}-4-result.png")
+            log = await page.evaluate(READ_LOG)
     return {"frames": frames, "log": log, "errors": errors, "result": result_text,
             "summary": summary, "daemon": daemon_states, "looked": looked}
 

@@ -25,11 +25,10 @@ from tests.displays.helpers import (
     CHIP_STATUSES,
     CHOICES_SHOWN,
     CHROMIUM,
-    CHROMIUM_ARGS,
     READ_LOG,
-    SCREEN_SIZE,
     artifacts,
     assert_sealed_until_revealed,
+    chromium_page,
     table_frames,
 )
 
@@ -43,85 +42,70 @@ GAME = "stadium"
 
 
 async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
-    from playwright.async_api import async_playwright
-
     shots = artifacts()
     feed = PublicFeed()
     answers: dict[int, Mapping[int, Selection]] = {}
     asks: dict[int, Any] = {}
-    frames: list[str] = []
-    errors: list[str] = []
     looked: dict[str, int] = {}
 
-    async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport=SCREEN_SIZE,
-        )
-        try:
-            page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("websocket", lambda ws: ws.on(
-                "framereceived", lambda payload: frames.append(str(payload))))
+    async with chromium_page(profile) as (page, frames, errors):
 
-            async def at_moment(view: TableView) -> None:
-                """Look at the page when a controller drops, and when all lock and at the reveal."""
-                p = view.prompt
-                assert p is not None
-                if view.notices and "offline" not in looked:
-                    await page.wait_for_selector(".notice.error")
-                    assert "offline" in await page.inner_text("#notices")
-                    await page.screenshot(path=shots / f"rehearsal-{game}-4-offline.png")
-                    looked["offline"] = p.pid
-                    return
-                if not p.sealed or looked.get("alllocked", p.pid) != p.pid:
-                    return
-                if p.phase == "alllocked":
-                    await page.wait_for_selector(
-                        f'#prompt[data-pid="{p.pid}"][data-phase="alllocked"]')
-                    chips = await page.eval_on_selector_all(
-                        "#prompt .chip", CHIP_STATUSES)
-                    assert chips and set(chips) == {"locked"}
-                    assert await page.is_visible("#alllocked")
-                    assert "All locked" in await page.inner_text("#alllocked")
-                    shown = await page.get_attribute("#reveal", "data-pid")
-                    assert shown is None or int(shown) < p.pid  # nothing of this prompt yet
-                    await page.screenshot(path=shots / f"rehearsal-{game}-2-alllocked.png")
-                    looked["alllocked"] = p.pid
-                elif p.phase == "revealed" and "revealed" not in looked:
-                    await page.wait_for_selector(f'#reveal[data-pid="{p.pid}"]')
-                    shown_choices = await page.eval_on_selector_all("#reveal .choice",
-                                                                    CHOICES_SHOWN)
-                    expected = [[a.seat, choice_of(a, answers[p.pid][a.seat]).text]
-                                for a in asks[p.pid]]
-                    assert sorted(shown_choices) == sorted(expected)
-                    assert not await page.is_visible("#alllocked")
-                    await page.wait_for_timeout(800)  # let the cards finish turning over
-                    await page.screenshot(path=shots / f"rehearsal-{game}-3-reveal.png")
-                    looked["revealed"] = p.pid
+        async def at_moment(view: TableView) -> None:
+            """Look at the page when a controller drops, and when all lock and at the reveal."""
+            p = view.prompt
+            assert p is not None
+            if view.notices and "offline" not in looked:
+                await page.wait_for_selector(".notice.error")
+                assert "offline" in await page.inner_text("#notices")
+                await page.screenshot(path=shots / f"rehearsal-{game}-4-offline.png")
+                looked["offline"] = p.pid
+                return
+            if not p.sealed or looked.get("alllocked", p.pid) != p.pid:
+                return
+            if p.phase == "alllocked":
+                await page.wait_for_selector(
+                    f'#prompt[data-pid="{p.pid}"][data-phase="alllocked"]')
+                chips = await page.eval_on_selector_all(
+                    "#prompt .chip", CHIP_STATUSES)
+                assert chips and set(chips) == {"locked"}
+                assert await page.is_visible("#alllocked")
+                assert "All locked" in await page.inner_text("#alllocked")
+                shown = await page.get_attribute("#reveal", "data-pid")
+                assert shown is None or int(shown) < p.pid  # nothing of this prompt yet
+                await page.screenshot(path=shots / f"rehearsal-{game}-2-alllocked.png")
+                looked["alllocked"] = p.pid
+            elif p.phase == "revealed" and "revealed" not in looked:
+                await page.wait_for_selector(f'#reveal[data-pid="{p.pid}"]')
+                shown_choices = await page.eval_on_selector_all("#reveal .choice",
+                                                                CHOICES_SHOWN)
+                expected = [[a.seat, choice_of(a, answers[p.pid][a.seat]).text]
+                            for a in asks[p.pid]]
+                assert sorted(shown_choices) == sorted(expected)
+                assert not await page.is_visible("#alllocked")
+                await page.wait_for_timeout(800)  # let the cards finish turning over
+                await page.screenshot(path=shots / f"rehearsal-{game}-3-reveal.png")
+                looked["revealed"] = p.pid
 
-            def keep(pid: int, d: Decision, chosen: Mapping[int, Selection]) -> None:
-                asks[pid] = d.asks
-                answers[pid] = chosen
+        def keep(pid: int, d: Decision, chosen: Mapping[int, Selection]) -> None:
+            asks[pid] = d.asks
+            answers[pid] = chosen
 
-            rehearsal = Rehearsal(feed, game, players=4, seed=7, pace=0.25, controllers=3,
-                                  drop_seat=1, on_answers=keep, on_moment=at_moment)
+        rehearsal = Rehearsal(feed, game, players=4, seed=7, pace=0.25, controllers=3,
+                              drop_seat=1, on_answers=keep, on_moment=at_moment)
 
-            async with Displays(feed) as displays:
-                assert displays.url is not None
-                await page.goto(displays.url)
-                await page.wait_for_selector("#link.ok")
-                playing = asyncio.create_task(rehearsal.run())
-                await page.wait_for_selector("#lobby .pair")
-                await page.screenshot(path=shots / f"rehearsal-{game}-1-lobby.png")
-                rehearsal.pace = 0.02
-                await playing
-                await page.wait_for_selector("#result:not([hidden])")
-                result_text = await page.inner_text("#result")
-                await page.screenshot(path=shots / f"rehearsal-{game}-5-result.png")
-                log = await page.evaluate(READ_LOG)
-        finally:
-            await ctx.close()
+        async with Displays(feed) as displays:
+            assert displays.url is not None
+            await page.goto(displays.url)
+            await page.wait_for_selector("#link.ok")
+            playing = asyncio.create_task(rehearsal.run())
+            await page.wait_for_selector("#lobby .pair")
+            await page.screenshot(path=shots / f"rehearsal-{game}-1-lobby.png")
+            rehearsal.pace = 0.02
+            await playing
+            await page.wait_for_selector("#result:not([hidden])")
+            result_text = await page.inner_text("#result")
+            await page.screenshot(path=shots / f"rehearsal-{game}-5-result.png")
+            log = await page.evaluate(READ_LOG)
     return {"frames": frames, "log": log, "errors": errors, "answers": answers,
             "asks": asks, "result": result_text, "final": feed.latest, "looked": looked}
 

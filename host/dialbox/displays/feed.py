@@ -14,7 +14,8 @@ BACKLOG = 1024
 class PublicFeed:
     """Latest public table state plus every change, for the screen, the strip and the terminal.
 
-    Unlike a latest-only feed, subscribers see each state in order (up to BACKLOG behind), so
+    Unlike the runner's latest-only `dialbox.table.Feed` (whose dicts `tablefeed` reads),
+    subscribers here see each state in order (up to BACKLOG behind), so
     a short moment such as "all locked" reaches every display even when the reveal follows
     within milliseconds.
     """

@@ -36,16 +36,7 @@ from dialbox.displays.public import (
 )
 from dialbox.engine import Ask, Decision, Event, Game, Selection, game_names, get_game
 from dialbox.engine.bots import Bot, RandomBot
-
-SEAT_COLOURS: tuple[tuple[str, str], ...] = (
-    ("Red", "e53935"),
-    ("Blue", "1e88e5"),
-    ("Green", "43a047"),
-    ("Yellow", "fdd835"),
-    ("Purple", "8e24aa"),
-    ("Orange", "fb8c00"),
-)
-"""The six player colours, seat by seat (the same order the daemon's table uses)."""
+from dialbox.table import PLAYER_COLOURS
 
 WHEEL_NAMES: tuple[Literal["left", "centre", "right"], ...] = ("left", "centre", "right")
 EVENTS_KEPT = 40
@@ -124,7 +115,7 @@ class Rehearsal:
         self.rng = random.Random(seed)
         self.game: Game | None = None
         self.seats: list[SeatView] = [
-            SeatView(seat=i, name=SEAT_COLOURS[i][0], colour=SEAT_COLOURS[i][1])
+            SeatView(seat=i, name=PLAYER_COLOURS[i][0], colour=PLAYER_COLOURS[i][1])
             for i in range(players)
         ]
         self.prompt: PromptView | None = None
