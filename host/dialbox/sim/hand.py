@@ -198,9 +198,10 @@ class Hand:
             raise HandError(f"prompt {pid}: wheel {pos} does not show {want!r}")
 
     async def _press(self, pid: int) -> None:
+        """Press to lock; if the controller still shows the prompt, run() plays it again."""
         self.sim.press(LOCK_PRESS_MS)
-        self._done.add(pid)
-        await self._wait(lambda v: v.state != "programming" or v.pid != pid)
+        if await self._wait(lambda v: v.state != "programming" or v.pid != pid):
+            self._done.add(pid)
 
     def _still(self, pid: int) -> bool:
         return self._still_view(self.sim.view(), pid)
