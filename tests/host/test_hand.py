@@ -165,3 +165,30 @@ def test_the_demo_cli_reports_how_controllers_played(capsys: pytest.CaptureFixtu
     assert out["controller_play"] == "bot"
     assert out["refused_reveals"] == 0 and out["voided_prompts"] == 0
     assert out["result"] is not None
+
+
+def test_the_bot_behind_a_hand_sees_only_its_own_seat() -> None:
+    """RunnerSeat gives the bot `game.view(answerer)`, as the runner gives its bot seats."""
+    from types import SimpleNamespace
+
+    from dialbox.sim.hand import RunnerSeat
+
+    seen: list[int | None] = []
+
+    class Game:
+        pending = None
+
+        def view(self, seat: int | None) -> dict[str, Any]:
+            seen.append(seat)
+            return {"me": seat}
+
+    class Spy:
+        def choose(self, view: Any, ask: Ask, legal: Any) -> Selection:
+            assert view["me"] == 2
+            return (-1, 1, -1)
+
+    ask = Ask(2, "t", "Pick", wheels(None, Wheel.of(DIGIT_FACES), None))
+    seat = RunnerSeat(SimpleNamespace(game=Game(), box=None))
+    assert seat.choose(Spy(), ask) == (-1, 1, -1)
+    assert seen == [2]
+    assert seat.ask(5, 2) is None  # no open prompt: nothing to dial
