@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import os
+import sys
 from typing import Any
 
 
@@ -16,7 +17,10 @@ def add_parser(sub: Any) -> None:
         help="run a full simulated table on this machine (the embedded default)",
         description="Runs the host daemon, simulated controllers (the real firmware under "
         "the MicroPython unix port, connected over pseudo-terminals or a local broker) and "
-        "bots for the other seats, and plays one whole game.",
+        "bots for the other seats, and plays one whole game. Each simulated controller is "
+        "played by a simulated hand: the seat's bot picks from that seat's view, the hand "
+        "turns the wheels to it and presses lock (--controller-play random: the firmware "
+        "dials random allowed faces itself).",
     )
     p.add_argument("--game", default="pixoid", help="game to play (default: pixoid)")
     p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
@@ -31,6 +35,14 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--runtime", choices=("micropython", "cpython", "double"),
                    default="micropython",
                    help="how the simulated controllers run (double: the light protocol double)")
+    p.add_argument("--controller-play", choices=("bot", "random"), default="bot",
+                   help="how the simulated controllers choose: bot (default: a simulated hand "
+                   "turns the wheels to the seat bot's answer, from that seat's view only, and "
+                   "locks) or random (the firmware's own auto player: random allowed faces, so "
+                   "rules spanning wheels may refuse reveals and void prompts)")
+    p.add_argument("--hand-pause", type=float, default=None,
+                   help="with --controller-play bot: seconds between a hand's actions (default "
+                   "0.3 in a terminal, 0 otherwise)")
     p.add_argument("--headless", action="store_true",
                    help="no commentary and no browser: the live terminal view instead")
     p.add_argument("--json", action="store_true", help="print a machine-readable summary")
@@ -57,7 +69,6 @@ def add_display_args(p: argparse.ArgumentParser) -> None:
 
 async def with_displays(args: argparse.Namespace, play: Any) -> Any:
     """Run `play(on_runner)` with the table screen, LED strip and terminal view following."""
-    import sys
     import webbrowser
 
     from dialbox.displays.show import TableDisplays
@@ -97,12 +108,15 @@ def run(args: argparse.Namespace) -> int:
             print(f"reveal {len(shown):3d}  {picks}  |  {rev['summary']}", flush=True)
 
     quiet = args.headless or args.json
+    hand_pause = args.hand_pause if args.hand_pause is not None else (
+        0.3 if sys.stdout.isatty() and not args.json else 0.0)
 
     async def play(on_runner: Any = None) -> Any:
         return await run_demo(
             game=args.game, players=args.players, controllers=args.controllers, seed=seed,
             transport=args.transport, runtime=args.runtime, broker=args.broker,
             on_state=None if quiet else commentary, on_runner=on_runner,
+            controller_play=args.controller_play, hand_pause=hand_pause,
         )
 
     try:
@@ -123,6 +137,9 @@ def run(args: argparse.Namespace) -> int:
         print(f"{summary.game}: game over after {summary.prompts} decisions in "
               f"{summary.seconds:.1f} s ({summary.transport}, {summary.runtime} controllers, "
               f"seed {seed}). {result.get('text', '')}")
+        if summary.voided:
+            print(f"({len(summary.voided)} prompts voided and asked again: "
+                  f"{summary.voided[0]})")
         if summary.restarts:
             print(f"(simulated controllers powered on again after their firmware stopped: "
                   f"{', '.join(summary.restarts)})")

@@ -45,6 +45,12 @@ class DemoSummary:
     reveal_ms: list[float] = field(default_factory=list)
     restarts: list[str] = field(default_factory=list)
     """Simulated controllers whose firmware process stopped and was powered on again."""
+    controller_play: str = "bot"
+    """How simulated controllers chose: "bot" (hands dial the seat bot's answer) or "random"."""
+    voided: list[str] = field(default_factory=list)
+    """Why prompts were voided and asked again (e.g. a reveal refused by a cross-wheel rule)."""
+    refused: list[str] = field(default_factory=list)
+    """Controllers' reveals the host refused (reveal_mismatch, illegal_choice)."""
 
     def to_json(self) -> dict[str, Any]:
         times = sorted(self.reveal_ms)
@@ -56,6 +62,9 @@ class DemoSummary:
             "seconds": round(self.seconds, 3), "result": self.result,
             "reveal_p50_ms": None if p50 is None else round(p50, 3),
             "controller_restarts": self.restarts,
+            "controller_play": self.controller_play,
+            "refused_reveals": len(self.refused), "voided_prompts": len(self.voided),
+            "void_reasons": self.voided[:20],
         }
 
 
@@ -145,8 +154,18 @@ async def run_demo(
     on_state: Callable[[dict[str, Any]], None] | None = None,
     timeout: float = 600.0,
     on_runner: Callable[[Any], None] | None = None,
+    controller_play: str = "bot",
+    hand_pause: float = 0.0,
 ) -> DemoSummary:
-    """Play one full game: the daemon, `controllers` simulated controllers, bots elsewhere."""
+    """Play one full game: the daemon, `controllers` simulated controllers, bots elsewhere.
+
+    controller_play "bot": a `dialbox.sim.hand.Hand` turns each simulated controller's wheels
+    to its seat bot's answer and locks (pausing `hand_pause` s between actions); "random":
+    the firmware's own auto player dials random allowed faces (rules spanning wheels may
+    then refuse reveals and void prompts). The protocol double always plays by itself.
+    """
+    if controller_play not in ("bot", "random"):
+        raise ValueError(f"controller_play is 'bot' or 'random', not {controller_play!r}")
     seats = 4 if game == "pixoid" and players == 3 else players
     n = seats if controllers is None else min(controllers, seats)
     uids = [f"sim{i + 1}" for i in range(n)]
@@ -190,11 +209,14 @@ async def run_demo(
             used_runtime = runtime
             restarts: list[str] = []
             watchdog: asyncio.Task[None] | None = None
+            hands: list[asyncio.Task[None]] = []
             try:
                 if mqtt is not None:
                     await asyncio.wait_for(daemon.hubs[TABLE].connected.wait(), 10)
                 sims, used_runtime = await _start_controllers(
-                    stack, uids, work, runtime, mqtt, seed)
+                    stack, uids, work, runtime, mqtt, seed, auto=controller_play == "random")
+                if used_runtime != "double" and controller_play == "bot":
+                    hands = _start_hands(sims, runner, seed, hand_pause)
                 watchdog = asyncio.create_task(_keep_powered(sims, restarts))
                 if daemon.watcher is not None:
                     daemon.watcher.watch(str(work / "flash" / "*" / "tty"))
@@ -211,6 +233,9 @@ async def run_demo(
             finally:
                 if watchdog is not None:
                     watchdog.cancel()
+                for hand in hands:
+                    hand.cancel()
+                await asyncio.gather(*hands, return_exceptions=True)
                 daemon.stop()
                 await task
             result = runner.game.result
@@ -222,6 +247,9 @@ async def run_demo(
                 result=result.to_json() if result else None,
                 reveal_ms=[t * 1000 for t in runner.reveal_times],
                 restarts=restarts,
+                controller_play="random" if used_runtime == "double" else controller_play,
+                voided=[e["text"] for e in runner.events if e.get("kind") == "prompt.void"],
+                refused=list(runner.refused_reveals),
             )
 
 
@@ -242,14 +270,14 @@ async def _keep_powered(sims: list[Any], restarts: list[str]) -> None:
 
 async def _start_controllers(
     stack: contextlib.AsyncExitStack, uids: list[str], work: Path, runtime: str,
-    mqtt: dict[str, Any] | None, seed: int,
+    mqtt: dict[str, Any] | None, seed: int, auto: bool = True,
 ) -> tuple[list[Any], str]:
     """The real firmware (dialbox.sim) when it is installed, else the protocol double."""
     sims: list[Any] = []
     if runtime != "double" and firmware_sim_available():
         sim_mod = importlib.import_module("dialbox.sim")
         for uid in uids:
-            kw: dict[str, Any] = {"runtime": runtime, "auto": True,
+            kw: dict[str, Any] = {"runtime": runtime, "auto": auto,
                                   "state_dir": work / "flash" / uid}
             (work / "flash" / uid).mkdir(parents=True, exist_ok=True)
             if mqtt is not None:
@@ -271,6 +299,20 @@ async def _start_controllers(
         stack.push_async_callback(double.stop)
         sims.append(double)
     return sims, "double"
+
+
+def _start_hands(sims: list[Any], runner: Any, seed: int,
+                 pause: float) -> list[asyncio.Task[None]]:
+    """One hand per simulated controller, playing for its seat with the table's bot kind."""
+    from dialbox.sim.hand import Hand, RunnerSeat
+
+    seat = RunnerSeat(runner)
+    return [
+        asyncio.create_task(Hand(sim, seat, runner.bot_factory(seed * 31 + 1000 + i),
+                                 pause=pause, seed=seed * 100 + i).run(),
+                            name=f"hand-{sim.uid}")
+        for i, sim in enumerate(sims)
+    ]
 
 
 def _mqtt_for(mqtt: dict[str, Any], uid: str) -> dict[str, Any]:

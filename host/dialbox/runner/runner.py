@@ -140,6 +140,8 @@ class GameRunner:
         self._timers: list[asyncio.TimerHandle] = []
         self._publish_due = False
         self.reveal_times: list[float] = []
+        self.refused_reveals: list[str] = []
+        """Why controllers' reveals were refused (mismatch, illegal), for the demo's summary."""
         """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
         self._locked_at: float | None = None
         cls = load_game(settings.game)
@@ -454,6 +456,7 @@ class GameRunner:
         v = box.reveal(seat, uid, msg.sel, msg.nonce, self._why_illegal)
         if self._refused(session, v, ref):
             log.warning("%s: seat %d reveal refused: %s", self.settings.name, seat + 1, v.detail)
+            self.refused_reveals.append(f"seat {seat + 1}: {v.detail}")
             if v.code == codec.E_ILLEGAL:
                 # A committed choice cannot change: the prompt is asked again (protocol.md).
                 self._void(f"seat {seat + 1}: {v.detail}")
