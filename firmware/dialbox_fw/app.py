@@ -15,13 +15,14 @@ from dialbox_fw.core import button as buttonmod
 from dialbox_fw.core import config as configmod
 from dialbox_fw.core import controller as ctlmod
 from dialbox_fw.core import screens
-from dialbox_fw.core.clock import ticks_ms
+from dialbox_fw.core.clock import ticks_diff, ticks_ms
 from dialbox_fw.core.session import MQTT_RTO, SERIAL_RTO
 from dialbox_fw.core.store import FileStore
 
 LOOP_MS = const(5)
-RESERVE = const(2048)
-_E_INTERNAL = const(18)  # codec.E_INTERNAL  # bytes held back for when the heap is too fragmented
+RESERVE = const(2048)  # bytes held back for when the heap is too fragmented
+RESERVE_HOLD_MS = const(10000)  # longest the reserve stays given up for a retry (> any RTO)
+_E_INTERNAL = const(18)  # codec.E_INTERNAL
 
 
 if hasattr(asyncio, "sleep_ms"):  # MicroPython: no float allocated every pass
@@ -69,6 +70,11 @@ class App:
         self.restart = False
         self.memory_errors = 0
         self.reserve = None  # taken by the main loop once it runs
+        # when a MemoryError gave the reserve up: it is taken again only once a reliable
+        # frame has been handled since (the retry the room was made for), or after
+        # RESERVE_HOLD_MS. Taking it back on the next quiet pass would fill the very hole
+        # the retransmitted frame needs, and the same MemoryError would repeat forever.
+        self.starved_at = None
 
     def provisioned(self, cfg):
         configmod.save(cfg, self.cfg_path)
@@ -94,19 +100,27 @@ class App:
             s.rto0, s.rto_max = SERIAL_RTO
             self.ctl.silence_ms = ctlmod.SILENCE_MS
 
+    def starved(self, e, now):
+        """Out of memory: give the reserve up (one contiguous block, whatever the
+        fragmentation) and collect, so the retry of what failed fits."""
+        self.memory_errors += 1
+        self.reserve = None
+        self.starved_at = now
+        gc.collect()
+        self.hal.log_error(e)
+
     def handle(self, msg, now, link):
         if type(msg) is not dict and msg.code == _E_INTERNAL:
             # the decoder ran out of memory (it never raises): make room for the
             # retransmission the host will send
-            self.memory_errors += 1
-            self.reserve = None
-            gc.collect()
-            self.hal.log_error(msg)
+            self.starved(msg, now)
             return
         if link is not self.active and type(msg) is dict and msg["t"] == "identify":
             self.use(link)
         if link is self.active:
             self.ctl.handle(msg, now)
+            if type(msg) is dict and msg["seq"]:
+                self.starved_at = None  # a reliable frame went through: the retry fitted
 
     def step(self, now):
         """One pass of the main loop: inputs, links, timers, outputs, display."""
@@ -132,26 +146,29 @@ class App:
             hal.view(lines, led, ctl)
             ctl.changed = False  # only now: a redraw cut short by MemoryError is retried
 
+    def cycle(self, now):
+        """One guarded pass: a MemoryError gives the reserve up; a clean pass may take it
+        back (see starved_at)."""
+        try:
+            self.hal.poll(now)
+            self.step(now)
+        except MemoryError as e:
+            # a frame that could not be handled now is retransmitted by the host, and
+            # a queued message stays queued: make room and carry on, the retry fits.
+            self.starved(e, now)
+            return
+        if self.reserve is None and (
+            self.starved_at is None or ticks_diff(now, self.starved_at) > RESERVE_HOLD_MS
+        ):
+            self.starved_at = None
+            try:
+                self.reserve = bytearray(RESERVE)
+            except MemoryError:
+                pass
+
     async def main_loop(self):
         while self.running:
-            now = ticks_ms()
-            try:
-                self.hal.poll(now)
-                self.step(now)
-            except MemoryError as e:
-                # a frame that could not be handled now is retransmitted by the host, and
-                # a queued message stays queued. Free the reserve (one contiguous block,
-                # whatever the fragmentation), collect, and carry on: the retry fits.
-                self.memory_errors += 1
-                self.reserve = None
-                gc.collect()
-                self.hal.log_error(e)
-            else:
-                if self.reserve is None:
-                    try:
-                        self.reserve = bytearray(RESERVE)
-                    except MemoryError:
-                        pass
+            self.cycle(ticks_ms())
             if self.reboot_pending:
                 await asyncio.sleep(0.2)  # let the ack go out
                 self.hal.reset()  # a board never comes back from this

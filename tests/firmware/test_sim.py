@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -186,3 +188,42 @@ def test_largest_prompt_and_reveal_with_a_128k_heap(tmp_path: Path) -> None:
     wheels = [[_faces(32), 0x55555555, 2], [None, 1022, 1], [None, 15, 0]]
     with SimController("big", runtime="micropython", state_dir=tmp_path, heap="128k") as sim:
         _rounds(sim, wheels, "T" * 60, [[s, "x" * 24] for s in range(6)], "S" * 120)
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_auto_player_presses_again_when_a_press_is_lost(runtime: str) -> None:
+    """A host that answers several hellos welcomes the controller several times (seat -1)
+    and re-sends the same pairing prompt after each: a press that ends while a welcome has
+    put the controller back to "waiting for a seat" is lost. The auto player used to take
+    the prompt as answered anyway and the seat waited for ever; it presses again now."""
+    with SimController("bot-2", runtime=runtime, auto=True) as sim:  # type: ignore[arg-type]
+        host = HostStandin(sim.device_path)
+        try:
+            host.handshake(seat=-1)
+            pairing = [44, False, False, "Press to take seat 1", [None, None, None]]
+            host.send("prompt", pairing)
+            for _ in range(40):  # 2 s of welcome + the same prompt, 25 ms apart
+                sim.wait_for(lambda v: True, what="a view")
+                host.send("welcome", [-1, "43a047", "t1", ""])
+                time.sleep(0.025)
+                host.send("prompt", pairing)
+                time.sleep(0.025)
+            # whatever happened to the presses so far, the prompt gets its answer
+            reveal = host.expect("reveal", pid=44, timeout=10)
+            assert reveal["sel"] == [-1, -1, -1]
+        finally:
+            host.close()
+
+
+@pytest.mark.parametrize("runtime", RUNTIMES)
+def test_a_stopping_controller_says_why_in_its_log(runtime: str) -> None:
+    """A firmware process that ends always leaves its reason in sim.log (never silent)."""
+    with SimController("bye-1", runtime=runtime) as sim:  # type: ignore[arg-type]
+        sim.wait_state("connecting")
+        proc = sim._proc
+        assert proc is not None
+        proc.control.shutdown(socket.SHUT_RDWR)  # the steering process is gone
+        proc.popen.wait(timeout=10)
+        tail = sim.log_tail()
+        assert "dialbox sim: stopping: the control socket closed" in tail
+        assert "(the firmware process exited with status 0)" in tail

@@ -157,7 +157,8 @@ class VirtualHal:
         if self.readable():
             data = self.sock.recv(128)
             if not data:
-                raise SystemExit(0)  # the process that steers this controller is gone
+                # the process that steers this controller is gone
+                raise SystemExit("the control socket closed")
             self.rx += data
         while b"\n" in self.rx:
             i = self.rx.index(b"\n")
@@ -184,7 +185,7 @@ class VirtualHal:
                 {"ev": "mem", "alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": self.peak}
             )
         elif op == "quit":
-            raise SystemExit(0)
+            raise SystemExit("asked to quit")
 
     # -- outputs
     def view(self, lines, colour, ctl):

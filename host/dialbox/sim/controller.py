@@ -424,12 +424,18 @@ class SimController:
             self._cond.notify_all()
 
     def log_tail(self, lines: int = 20) -> str:
-        """The end of the firmware's stderr log (state_dir/sim.log)."""
+        """The end of the firmware's stderr log (state_dir/sim.log), and its exit status
+        when the process has ended (a negative status is the signal that killed it)."""
         try:
             text = (self.state_dir / "sim.log").read_text(errors="replace")
         except OSError:
-            return ""
-        return "\n".join(text.splitlines()[-lines:])
+            text = ""
+        tail = text.splitlines()[-lines:]
+        proc = self._proc
+        code = proc.popen.poll() if proc is not None else None
+        if code is not None:
+            tail.append(f"(the firmware process exited with status {code})")
+        return "\n".join(tail)
 
     # ------------------------------------------------------------ inputs and outputs
 
