@@ -87,6 +87,8 @@ async def chromium_page(profile: Path) -> AsyncIterator[tuple[Any, list[str], li
     receives (as text, in order) and the errors it throws. Closed on leaving."""
     from playwright.async_api import async_playwright
 
+    # Browser tests must run, never skip: without Chromium they fail and say what is missing.
+    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium"
     frames: list[str] = []
     errors: list[str] = []
     async with async_playwright() as pw:

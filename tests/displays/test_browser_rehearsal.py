@@ -9,7 +9,6 @@ Screenshots land in artifacts/displays/ (gitignored).
 from __future__ import annotations
 
 import asyncio
-import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,6 @@ from dialbox.engine import Decision, Selection
 from tests.displays.helpers import (
     CHIP_STATUSES,
     CHOICES_SHOWN,
-    CHROMIUM,
     READ_LOG,
     artifacts,
     assert_sealed_until_revealed,
@@ -33,7 +31,6 @@ from tests.displays.helpers import (
 )
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which(CHROMIUM) is None, reason="needs Debian's chromium"),
     pytest.mark.timeout(120),
 ]
 
