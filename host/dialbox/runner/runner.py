@@ -123,7 +123,7 @@ class GameRunner:
             place.team = team or None
         for place, role in zip(self.table.seats, settings.roles, strict=False):
             place.role = role or None
-        self.feed = Feed()
+        self.feed: Feed[dict[str, Any]] = Feed()
         self.sessions: dict[str, Session] = {}
         self.pairing: dict[str, int] = {}
         self.box: Lockbox | None = None

@@ -4,24 +4,27 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 State = dict[str, Any]
+T = TypeVar("T")
 
 
-class Feed:
-    """Latest public state of a table, pushed to every subscriber.
+class Feed(Generic[T]):
+    """The latest public state of a table, pushed to every subscriber.
 
     The state never holds a selection before every seat has locked; displays subscribe here,
-    never to a transport. Slow subscribers only ever see the newest state.
+    never to a transport. A subscriber may fall `backlog` states behind before it loses the
+    oldest ones (backlog 1: slow subscribers only ever see the newest state).
     """
 
-    def __init__(self) -> None:
-        self.latest: State | None = None
-        self._queues: set[asyncio.Queue[State]] = set()
-        self._listeners: list[Callable[[State], None]] = []
+    def __init__(self, initial: T | None = None, backlog: int = 1) -> None:
+        self.latest: T | None = initial
+        self.backlog = backlog
+        self._queues: set[asyncio.Queue[T]] = set()
+        self._listeners: list[Callable[[T], None]] = []
 
-    def publish(self, state: State) -> None:
+    def publish(self, state: T) -> None:
         self.latest = state
         for q in self._queues:
             if q.full():
@@ -30,13 +33,13 @@ class Feed:
         for fn in self._listeners:
             fn(state)
 
-    def listen(self, fn: Callable[[State], None]) -> None:
+    def listen(self, fn: Callable[[T], None]) -> None:
         """Call `fn` synchronously with every new state."""
         self._listeners.append(fn)
 
-    async def subscribe(self) -> AsyncIterator[State]:
+    async def subscribe(self) -> AsyncIterator[T]:
         """Yields the current state, then each new one."""
-        q: asyncio.Queue[State] = asyncio.Queue(maxsize=1)
+        q: asyncio.Queue[T] = asyncio.Queue(maxsize=self.backlog)
         if self.latest is not None:
             q.put_nowait(self.latest)
         self._queues.add(q)
