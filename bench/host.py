@@ -161,7 +161,10 @@ async def bare_mqtt(port: int, creds: dict[str, str], n: int = 400) -> list[floa
 def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | None,
                    broker: tuple[int, dict[str, str]] | None) -> Path:
     lines = ["[host]", 'name = "bench"', f'journal = "{work / (name + ".sqlite")}"',
-             'log_level = "warning"', "[serial]"]
+             'log_level = "warning"',
+             # the daemon's own path is measured: no web screen, terminal view or LED strip
+             "[display]", "web = false", "terminal = false", "[ledstrip]", 'backend = "none"',
+             "[serial]"]
     lines += [f'ports = ["{serial_glob}"]', "usb = []"] if serial_glob else ["enabled = false"]
     if broker is not None:
         lines += ["[mqtt]", 'host = "127.0.0.1"', f"port = {broker[0]}", 'user = "host"',
