@@ -12,6 +12,8 @@ from typing import Any
 
 import paho.mqtt.client as paho
 
+from dialbox.processes import stop_process
+
 MOSQUITTO = "/usr/sbin/mosquitto"
 
 
@@ -50,12 +52,7 @@ class Mosquitto:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop_process(self.proc, 5)
             self.proc = None
 
 

@@ -12,6 +12,7 @@ from dialbox.daemon import Daemon
 from dialbox.daemon.config import parse_config
 from dialbox.doubles import ControllerDouble
 from dialbox.journal import Journal
+from dialbox.processes import stop_process
 from tests.host.games import DUEL
 
 TABLE = "t1"
@@ -121,8 +122,7 @@ class Broker:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            self.proc.wait(10)
+            stop_process(self.proc, 10)
             self.proc = None
 
     def host_mqtt(self) -> dict[str, Any]:

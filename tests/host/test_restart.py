@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from dialbox.journal import Journal
+from dialbox.processes import stop_process
 from tests.host.harness import TABLE, check_integrity, doubles, table_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -88,12 +89,7 @@ async def _kill_and_restart(tmp_path: Path) -> None:
                 else:
                     await asyncio.sleep(0.05)
         finally:
-            proc.terminate()
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_process(proc, 10)
         j = Journal(journal)
         try:
             n = check_integrity(j, ds)

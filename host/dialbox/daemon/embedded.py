@@ -21,6 +21,7 @@ from dialbox.broker import write_broker_config
 from dialbox.daemon.config import parse_config
 from dialbox.daemon.daemon import Daemon
 from dialbox.doubles import ControllerDouble
+from dialbox.processes import stop_process
 
 log = logging.getLogger("dialbox.demo")
 
@@ -91,12 +92,7 @@ async def mosquitto(conf_dir: Path, uids: list[str], table: str = TABLE,
         await wait_port(port)
         yield port, files.credentials, proc.pid
     finally:
-        proc.terminate()
-        try:
-            proc.wait(5)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop_process(proc, 5)
 
 
 @contextlib.asynccontextmanager

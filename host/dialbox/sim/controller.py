@@ -32,6 +32,7 @@ from types import TracebackType
 from typing import IO, Any, Literal
 
 from dialbox.paths import firmware_dir, micropython_binary, protocol_dir, repo_root
+from dialbox.processes import stop_process
 
 Runtime = Literal["micropython", "cpython"]
 LinkKind = Literal["pty", "mqtt"]
@@ -188,11 +189,7 @@ class SimController:
         if proc is not None:
             with contextlib.suppress(OSError):
                 proc.control.sendall(b'{"op":"quit"}\n')
-            try:
-                proc.popen.wait(timeout=3)
-            except subprocess.TimeoutExpired:
-                proc.popen.kill()
-                proc.popen.wait()
+            stop_process(proc.popen, 3, terminate=False)
             self._reap(proc)
         self._close_pty()
         if self._own_dir:
