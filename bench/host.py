@@ -27,8 +27,9 @@ import tty
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
+import gmqtt
 import serial_asyncio_fast
+from gmqtt.mqtt.constants import MQTTv311
 from pydantic import Field
 
 from dialbox.daemon.embedded import free_port, wait_port
@@ -127,32 +128,39 @@ async def bare_pty(n: int = 400) -> list[float]:
 
 
 async def bare_mqtt(port: int, creds: dict[str, str], n: int = 400) -> list[float]:
-    """Two plain aiomqtt clients echo one 48-byte message, QoS 1 both ways."""
-    import socket
+    """Two plain clients (gmqtt, as the host uses it) echo one 48-byte message, QoS 1 both
+    ways."""
+    clients = []
+    got: asyncio.Queue[bytes] = asyncio.Queue()
+    for name in ("a", "b"):
+        c = gmqtt.Client(f"bench-{name}")
+        c.set_auth_credentials("host", creds["host"])
+        await c.connect("127.0.0.1", port, version=MQTTv311)
+        clients.append(c)
+    a, b = clients
 
-    opts = ((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),)
-    a = aiomqtt.Client("127.0.0.1", port, username="host", password=creds["host"],
-                       identifier="bench-a", socket_options=opts)
-    b = aiomqtt.Client("127.0.0.1", port, username="host", password=creds["host"],
-                       identifier="bench-b", socket_options=opts)
+    def echo(client: Any, topic: str, payload: bytes, qos: int, props: Any) -> int:
+        b.publish(f"dialbox/{TABLE}/echo/back", payload, qos=1)
+        return 0
+
+    def back(client: Any, topic: str, payload: bytes, qos: int, props: Any) -> int:
+        got.put_nowait(payload)
+        return 0
+
+    b.on_message = echo
+    a.on_message = back
+    a.subscribe(f"dialbox/{TABLE}/echo/back", qos=1)
+    b.subscribe(f"dialbox/{TABLE}/echo/there", qos=1)
+    await asyncio.sleep(0.3)
+    msg = b"x" * 48
     out: list[float] = []
-    async with a, b:
-        await a.subscribe(f"dialbox/{TABLE}/echo/back", qos=1)
-        await b.subscribe(f"dialbox/{TABLE}/echo/there", qos=1)
-
-        async def echo() -> None:
-            async for m in b.messages:
-                await b.publish(f"dialbox/{TABLE}/echo/back", m.payload, qos=1)
-
-        task = asyncio.create_task(echo())
-        msg = b"x" * 48
-        it = a.messages.__aiter__()
-        for _ in range(n):
-            t0 = time.perf_counter()
-            await a.publish(f"dialbox/{TABLE}/echo/there", msg, qos=1)
-            await it.__anext__()
-            out.append((time.perf_counter() - t0) * 1000)
-        task.cancel()
+    for _ in range(n):
+        t0 = time.perf_counter()
+        a.publish(f"dialbox/{TABLE}/echo/there", msg, qos=1)
+        await got.get()
+        out.append((time.perf_counter() - t0) * 1000)
+    for c in clients:
+        await c.disconnect()
     return out
 
 

@@ -10,6 +10,7 @@ from typing import Any
 import aiomqtt
 
 from dialbox.lockbox import Phase
+from dialbox.transports.mqtt import split_payload
 from dialbox_protocol import codec
 from tests.host.harness import (
     TABLE,
@@ -49,15 +50,16 @@ def _assert_sealed_until_all_locked(seen: list[tuple[str, bytes]]) -> int:
             continue
         if topic.endswith("/status"):
             continue
-        msg = codec.decode_frame(payload)
-        assert isinstance(msg, dict), (topic, payload)
-        if msg["t"] == "alllocked":
-            all_locked.add(msg["pid"])
-        elif msg["t"] == "reveal" and msg["pid"] in sealed:
-            assert msg["pid"] in all_locked, f"reveal of {msg['pid']} before all-locked"
-            reveals += 1
-        elif msg["t"] == "revealed" and msg["pid"] in sealed and msg["choices"]:
-            assert msg["pid"] in all_locked
+        for frame in split_payload(payload):  # a payload holds one or more frames
+            msg = codec.decode_frame(frame)
+            assert isinstance(msg, dict), (topic, payload)
+            if msg["t"] == "alllocked":
+                all_locked.add(msg["pid"])
+            elif msg["t"] == "reveal" and msg["pid"] in sealed:
+                assert msg["pid"] in all_locked, f"reveal of {msg['pid']} before all-locked"
+                reveals += 1
+            elif msg["t"] == "revealed" and msg["pid"] in sealed and msg["choices"]:
+                assert msg["pid"] in all_locked
     return reveals
 
 
@@ -65,9 +67,10 @@ def _sealed_pids(seen: list[tuple[str, bytes]]) -> set[int]:
     out = set()
     for topic, payload in seen:
         if topic.endswith("/down"):
-            m = codec.decode_frame(payload)
-            if isinstance(m, dict) and m["t"] == "prompt" and m["sealed"]:
-                out.add(m["pid"])
+            for frame in split_payload(payload):
+                m = codec.decode_frame(frame)
+                if isinstance(m, dict) and m["t"] == "prompt" and m["sealed"]:
+                    out.add(m["pid"])
     return out
 
 

@@ -31,10 +31,13 @@ async def show_tables(stack: contextlib.AsyncExitStack, daemon: Any, config: Any
 
     d = config.display
     for i, (name, runner) in enumerate(daemon.runners.items()):
+        strip = config.ledstrip if i == 0 else LedStripConfig(backend="none")
+        terminal = d.terminal and i == 0
+        if not (d.web or terminal or strip.backend != "none"):
+            continue  # nothing shows this table: its runner computes no display states
         shown = await stack.enter_async_context(TableDisplays(
-            pace=d.pace, ledstrip=config.ledstrip if i == 0 else LedStripConfig(backend="none"),
-            host=d.host, port=d.port + i if d.port else 0, web=d.web,
-            terminal=d.terminal and i == 0))
+            pace=d.pace, ledstrip=strip, host=d.host, port=d.port + i if d.port else 0,
+            web=d.web, terminal=terminal))
         shown.attach(runner)
         if shown.url:
             print(f"{name}: table screen at {shown.url}", flush=True)

@@ -18,7 +18,7 @@ from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
 
 log = logging.getLogger("dialbox.daemon")
 
-STATE_EVERY = 0.05
+STATE_EVERY = 0.25
 """Seconds between two retained state messages of one table on MQTT (the latest wins)."""
 
 
@@ -132,21 +132,29 @@ class Daemon:
             await self._serve(link, runner)
 
         hub = MqttHub(address, name, on_link, client_id=f"{self.config.host.name}-{name}")
-        latest: dict[str, Any] = {}
+        due: asyncio.TimerHandle | None = None
+        last = -STATE_EVERY
 
         def send() -> None:
-            state = latest.pop("state")
-            payload = json.dumps(state, separators=(",", ":")).encode()
-            asyncio.ensure_future(hub.publish_state(payload))
+            nonlocal due, last
+            due = None
+            last = asyncio.get_running_loop().time()
+            hub.publish_state(json.dumps(runner.state(), separators=(",", ":")).encode())
 
-        def publish(state: dict[str, Any]) -> None:
-            # at most one retained state message per table every STATE_EVERY seconds
-            first = "state" not in latest
-            latest["state"] = state
-            if first:
-                asyncio.get_running_loop().call_later(STATE_EVERY, send)
+        def changed() -> None:
+            # at most one retained state message per table every STATE_EVERY seconds: the
+            # first change goes at once, later ones wait for the next slot (made when sent,
+            # so the latest state wins); the end of the game goes at once
+            nonlocal due
+            if runner.finished.is_set():
+                if due is not None:
+                    due.cancel()
+                send()
+            elif due is None:
+                loop = asyncio.get_running_loop()
+                due = loop.call_at(max(loop.time(), last + STATE_EVERY), send)
 
-        runner.feed.listen(publish)
+        runner.watchers.append(changed)
         return hub
 
     @property

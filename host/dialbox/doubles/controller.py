@@ -15,15 +15,16 @@ import json
 import logging
 import os
 import random
-import socket
 import time
 import tty
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import aiomqtt
+import gmqtt
+from gmqtt.mqtt.constants import MQTTv311
 
+from dialbox.transports.mqtt import BrokerClient, pack_payloads, split_payload
 from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
 
@@ -73,7 +74,8 @@ class ControllerDouble:
         self._master: int | None = None
         self._slave: int | None = None
         self.device_path: str | None = None
-        self._client: aiomqtt.Client | None = None
+        self._client: BrokerClient | None = None
+        self._outbox: list[bytes] = []
         self._tasks: set[asyncio.Task[Any]] = set()
         self._retry: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
@@ -155,10 +157,8 @@ class ControllerDouble:
         """Stay connected: reconnect with backoff whenever the broker goes away."""
         backoff = 0.05
         while True:
-            try:
+            with contextlib.suppress(OSError, TimeoutError, gmqtt.mqtt.handler.MQTTConnectError):
                 await self._mqtt_session()
-            except aiomqtt.MqttError:
-                pass
             await asyncio.sleep(backoff)
             backoff = min(backoff * 2, 1.0)
 
@@ -169,33 +169,39 @@ class ControllerDouble:
         self._status_topic = f"{root}/dev/{self.uid}/status"
         self._up = f"{root}/dev/{self.uid}/up"
         down = f"{root}/dev/{self.uid}/down"
-        client = aiomqtt.Client(
-            m.get("host", "localhost"), m["port"], username=m.get("user", self.uid),
-            password=m.get("password"), identifier=f"ctrl-{self.uid}", keepalive=15,
-            will=aiomqtt.Will(self._status_topic, b"offline", qos=1, retain=True),
-            logger=_QUIET,
-            socket_options=((socket.IPPROTO_TCP, socket.TCP_NODELAY, 1),),
-        )
-        async with client:
+        lost = asyncio.Event()
+        client = BrokerClient(f"ctrl-{self.uid}", clean_session=True, logger=_QUIET,
+                         will_message=gmqtt.Message(self._status_topic, b"offline", qos=1,
+                                                    retain=True))
+        client.set_auth_credentials(m.get("user", self.uid), m.get("password"))
+
+        def on_message(_c: Any, topic: str, payload: bytes, _qos: int, _p: Any) -> int:
+            for frame in split_payload(payload):  # one or more frames per payload
+                self._handle(codec.decode_frame(frame))
+            return 0
+
+        client.on_message = on_message
+        client.on_disconnect = lambda *_a: lost.set()
+        try:
+            await asyncio.wait_for(client.connect(m.get("host", "localhost"), m["port"],
+                                                  keepalive=15, version=MQTTv311), 10)
+            client.subscribe(down, qos=1)
+            client.publish(self._status_topic, b"online", qos=1, retain=True)
             self._client = client
-            await client.subscribe(down, qos=1)
-            await client.publish(self._status_topic, b"online", qos=1, retain=True)
             self.connected.set()
-            try:
-                async for message in client.messages:
-                    payload = message.payload
-                    if isinstance(payload, bytes | bytearray):
-                        self._handle(codec.decode_frame(bytes(payload)))
-            finally:
-                self._client = None
-                self.connected.clear()
+            await lost.wait()
+        finally:
+            self._client = None
+            self.connected.clear()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(client.disconnect(), 2)
 
     async def stop(self) -> None:
         if self._retry is not None:
             self._retry.cancel()
         if self._client is not None and self.mqtt is not None:
-            with contextlib.suppress(aiomqtt.MqttError):
-                await self._client.publish(self._status_topic, b"offline", qos=1, retain=True)
+            with contextlib.suppress(Exception):
+                self._client.publish(self._status_topic, b"offline", qos=1, retain=True)
         for t in list(self._tasks):
             t.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
@@ -222,16 +228,21 @@ class ControllerDouble:
 
     def send_raw(self, data: bytes) -> None:
         if self.mqtt is not None:
-            client = self._client
-            if client is not None:
-                self._spawn(self._publish(client, self._up, data))
+            # frames sent in one turn of the loop share a payload, as the firmware's do
+            if not self._outbox:
+                asyncio.get_running_loop().call_soon(self._flush_outbox)
+            self._outbox.append(data)
         elif self._master is not None:
             with contextlib.suppress(OSError):
                 os.write(self._master, data)
 
-    async def _publish(self, client: aiomqtt.Client, topic: str, data: bytes) -> None:
-        with contextlib.suppress(aiomqtt.MqttError):
-            await client.publish(topic, data, qos=1)
+    def _flush_outbox(self) -> None:
+        frames, self._outbox = self._outbox, []
+        client = self._client
+        if client is None or not client.is_connected:
+            return  # lost with the link; reliable frames go again from _unacked
+        for payload in pack_payloads(frames):
+            client.publish(self._up, payload, qos=1)
 
     def send(self, name: str, *args: Any) -> bytes:
         seq = 0

@@ -123,7 +123,10 @@ class GameRunner:
             place.team = team or None
         for place, role in zip(self.table.seats, settings.roles, strict=False):
             place.role = role or None
-        self.feed: Feed[dict[str, Any]] = Feed()
+        self.feed: Feed[dict[str, Any]] = Feed(source=self.state)
+        """Every public state, for in-process displays (made only while someone follows)."""
+        self.watchers: list[Callable[[], None]] = []
+        """Called once per burst of changes, without the state (e.g. a throttled publisher)."""
         self.sessions: dict[str, Session] = {}
         self.pairing: dict[str, int] = {}
         self.box: Lockbox | None = None
@@ -135,7 +138,6 @@ class GameRunner:
         self.last_seats: tuple[int, ...] = ()
         self.events: list[dict[str, Any]] = []
         self.finished = asyncio.Event()
-        self.changed: Callable[[], None] | None = None
         self.next_pid = 1
         self._timers: list[asyncio.TimerHandle] = []
         self._publish_due = False
@@ -712,6 +714,7 @@ class GameRunner:
 
     def _flush(self) -> None:
         self._publish_due = False
-        self.feed.publish(self.state())
-        if self.changed is not None:
-            self.changed()
+        if self.feed.active:
+            self.feed.publish(self.state())
+        for fn in self.watchers:
+            fn()

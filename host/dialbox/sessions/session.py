@@ -105,23 +105,28 @@ class Session:
 
     async def _writer(self) -> None:
         while True:
-            item = await self._out.get()
-            if isinstance(item, bytes):
-                frame = item
-            elif item.reliable:
-                if isinstance(item, Welcome):
-                    self._restart_counters()
-                self._seq = self._seq % codec.MAX_SEQ + 1
-                frame = to_frame(item, self._seq)
-                self._unacked[self._seq] = frame
-                self._loop.call_later(self.link.rto, self._retransmit, self._seq, frame,
-                                      self.link.rto)
-            else:
-                frame = to_frame(item)
+            # everything posted in one turn of the loop goes out together (one payload on
+            # MQTT, one write on serial): e.g. an ack, `status locked` and `alllocked`
+            frames = [self._encode(await self._out.get())]
+            while not self._out.empty():
+                frames.append(self._encode(self._out.get_nowait()))
             try:
-                await self.link.send(frame)
+                await self.link.send_batch(frames)
             except LinkClosed:
                 return
+
+    def _encode(self, item: Message | bytes) -> bytes:
+        if isinstance(item, bytes):
+            return item
+        if not item.reliable:
+            return to_frame(item)
+        if isinstance(item, Welcome):
+            self._restart_counters()
+        self._seq = self._seq % codec.MAX_SEQ + 1
+        frame = to_frame(item, self._seq)
+        self._unacked[self._seq] = frame
+        self._loop.call_later(self.link.rto, self._retransmit, self._seq, frame, self.link.rto)
+        return frame
 
     def _restart_counters(self) -> None:
         self._seq = 0

@@ -18,9 +18,12 @@ class Feed(Generic[T]):
     oldest ones (backlog 1: slow subscribers only ever see the newest state).
     """
 
-    def __init__(self, initial: T | None = None, backlog: int = 1) -> None:
+    def __init__(self, initial: T | None = None, backlog: int = 1,
+                 source: Callable[[], T] | None = None) -> None:
         self.latest: T | None = initial
         self.backlog = backlog
+        self.source = source
+        """Makes the current state on demand: a new subscriber starts from it."""
         self._queues: set[asyncio.Queue[T]] = set()
         self._listeners: list[Callable[[T], None]] = []
 
@@ -33,6 +36,11 @@ class Feed(Generic[T]):
         for fn in self._listeners:
             fn(state)
 
+    @property
+    def active(self) -> bool:
+        """Whether anyone follows this feed (else publishers need not make states)."""
+        return bool(self._queues or self._listeners)
+
     def listen(self, fn: Callable[[T], None]) -> None:
         """Call `fn` synchronously with every new state."""
         self._listeners.append(fn)
@@ -40,6 +48,8 @@ class Feed(Generic[T]):
     async def subscribe(self) -> AsyncIterator[T]:
         """Yields the current state, then each new one."""
         q: asyncio.Queue[T] = asyncio.Queue(maxsize=self.backlog)
+        if self.source is not None:
+            self.latest = self.source()
         if self.latest is not None:
             q.put_nowait(self.latest)
         self._queues.add(q)

@@ -81,8 +81,20 @@ class Link:
         self.frames_out += 1
         await self._write(frame)
 
+    async def send_batch(self, frames: list[bytes]) -> None:
+        """Write frames that are ready together, in order (one payload or one write where
+        the link allows it); raises LinkClosed when the link is gone."""
+        if self.closed:
+            raise LinkClosed(f"{self.name} is closed")
+        self.frames_out += len(frames)
+        await self._write_batch(frames)
+
     async def _write(self, frame: bytes) -> None:
         raise NotImplementedError
+
+    async def _write_batch(self, frames: list[bytes]) -> None:
+        for frame in frames:
+            await self._write(frame)
 
     async def close(self) -> None:
         """Close the link on our side; the iteration ends."""
