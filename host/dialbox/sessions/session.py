@@ -10,7 +10,7 @@ from typing import Protocol
 
 from dialbox.transports.base import Link, LinkClosed
 from dialbox_protocol import codec
-from dialbox_protocol.frames import ProtocolError, to_frame
+from dialbox_protocol.frames import Parsed, ProtocolError, to_frame
 from dialbox_protocol.models import (
     Ack,
     Error,
@@ -78,7 +78,8 @@ class Session:
         self.refused: str | None = None
         self.rtt_ms: float | None = None
         self._loop = asyncio.get_running_loop()
-        self._out: asyncio.Queue[Message | bytes] = asyncio.Queue()
+        self._out: list[Message | bytes] = []
+        self._flush_due = False
         self._seq = 0
         self._unacked: dict[int, bytes] = {}
         self._recent: deque[int] = deque(maxlen=DEDUP_WINDOW)
@@ -101,19 +102,25 @@ class Session:
             return
         if isinstance(msg, Welcome):
             self._recent.clear()  # the controller's counter restarts with every welcome
-        self._out.put_nowait(msg)
+        self._queue(msg)
 
-    async def _writer(self) -> None:
-        while True:
-            # everything posted in one turn of the loop goes out together (one payload on
-            # MQTT, one write on serial): e.g. an ack, `status locked` and `alllocked`
-            frames = [self._encode(await self._out.get())]
-            while not self._out.empty():
-                frames.append(self._encode(self._out.get_nowait()))
-            try:
-                await self.link.send_batch(frames)
-            except LinkClosed:
-                return
+    def _queue(self, item: Message | bytes) -> None:
+        self._out.append(item)
+        if not self._flush_due:
+            self._flush_due = True
+            self._loop.call_soon(self._flush)
+
+    def _flush(self) -> None:
+        # everything posted in one turn of the loop goes out together (one payload on MQTT,
+        # one write on serial): e.g. an ack, `status locked` and `alllocked`
+        self._flush_due = False
+        if self._closed.is_set():
+            return
+        items, self._out = self._out, []
+        try:
+            self.link.write([self._encode(item) for item in items])
+        except LinkClosed:
+            pass  # the link has ended: run() returns and the host hears of it
 
     def _encode(self, item: Message | bytes) -> bytes:
         if isinstance(item, bytes):
@@ -136,7 +143,7 @@ class Session:
         if self._closed.is_set() or self._unacked.get(seq) is not frame:
             return
         if self.online or not self.link.heartbeat:
-            self._out.put_nowait(frame)
+            self._queue(frame)
         nxt = min(rto * 2, self.link.rto_max)
         self._loop.call_later(nxt, self._retransmit, seq, frame, nxt)
 
@@ -148,27 +155,27 @@ class Session:
 
     async def run(self) -> None:
         """Serve the link until it closes."""
-        writer = asyncio.create_task(self._writer())
         ticker = asyncio.create_task(self._ticker())
         try:
             self._identify()
-            async for parsed in self.link:
-                self._last_rx = time.monotonic()
-                if self.refused is not None:
-                    continue
-                if isinstance(parsed, ProtocolError):
-                    self._bad_frame(parsed)
-                else:
-                    if not isinstance(parsed, Pong | Ack):
-                        self._last_said = self._last_rx
-                    self._received(parsed)
+            await self.link.serve(self._arrived)
         finally:
             self._closed.set()
             ticker.cancel()
-            writer.cancel()
             if self.online:
                 self.online = False
                 self.host.on_offline(self)
+
+    def _arrived(self, parsed: Parsed) -> None:
+        self._last_rx = time.monotonic()
+        if self.refused is not None:
+            return
+        if isinstance(parsed, ProtocolError):
+            self._bad_frame(parsed)
+            return
+        if not isinstance(parsed, Pong | Ack):
+            self._last_said = self._last_rx
+        self._received(parsed)
 
     def _identify(self) -> None:
         self._identify_sent += 1

@@ -25,7 +25,7 @@ class LocalLink(Link):
         host.peer, device.peer = device, host
         return host, device
 
-    async def _write(self, frame: bytes) -> None:
+    def _write(self, frame: bytes) -> None:
         if self.peer is None or self.peer.closed:
             raise LinkClosed(f"{self.name}: the other end is gone")
         self.peer.deliver(parse_frame(frame))

@@ -120,10 +120,10 @@ class MqttLink(Link):
         self.uid = uid
         self.down = hub.topics.dev(uid, "down")
 
-    async def _write(self, frame: bytes) -> None:
-        await self._write_batch([frame])
+    def _write(self, frame: bytes) -> None:
+        self._write_batch([frame])
 
-    async def _write_batch(self, frames: list[bytes]) -> None:
+    def _write_batch(self, frames: list[bytes]) -> None:
         # Frames ready together share a payload; nothing waits for the broker's PUBACK.
         for payload in pack_payloads(frames):
             self.hub.publish_frames(self.down, payload, self)

@@ -61,10 +61,10 @@ class SerialLink(Link):
         for line in self._lines.feed(data):
             self.deliver(parse_line(line))
 
-    async def _write_batch(self, frames: list[bytes]) -> None:
-        await self._write(b"".join(frames))
+    def _write_batch(self, frames: list[bytes]) -> None:
+        self._write(b"".join(frames))
 
-    async def _write(self, frame: bytes) -> None:
+    def _write(self, frame: bytes) -> None:
         t = self._transport
         if t is None or t.is_closing():
             self.end()
