@@ -166,7 +166,10 @@ class MqttHub:
                     old.end()
         elif leaf == "up":
             link = self.links.get(uid) or self._open(uid)
-            link.deliver(parse_frame(bytes(payload)))
+            # a payload holds one or more whole frames, each ending in its newline
+            for frame in bytes(payload).split(b"\n"):
+                if frame:
+                    link.deliver(parse_frame(frame))
 
     def _open(self, uid: str) -> MqttLink:
         link = MqttLink(self, uid)
