@@ -54,7 +54,11 @@ def _packet(first, body):
 
 
 class MqttClient:
-    """One MQTT connection. on_message(topic: str, payload: bytes, retained: bool)."""
+    """One MQTT connection. on_message(topic: str, payload: bytes, retained: bool).
+
+    on_close() runs every time the connection is closed or lost (a caller waiting for
+    work of its own wakes up and sees `connected` is False).
+    """
 
     def __init__(
         self,
@@ -68,6 +72,7 @@ class MqttClient:
         on_message=None,
         retry_ms=1000,
         retry_max_ms=8000,
+        on_close=None,
     ):
         self.client_id = client_id
         self.host = host
@@ -77,6 +82,7 @@ class MqttClient:
         self.keepalive = keepalive
         self.will = will  # (topic, payload bytes, retain, qos) or None
         self.on_message = on_message
+        self.on_close = on_close  # called (no arguments) whenever the connection closes
         self.retry_ms = retry_ms
         self.retry_max_ms = retry_max_ms
         self.connected = False
@@ -275,6 +281,8 @@ class MqttClient:
 
     async def close(self, cancel_current=True):
         self.connected = False
+        if self.on_close is not None:
+            self.on_close()
         me = asyncio.current_task() if not cancel_current else None
         for t in self.tasks:
             if t is not me:

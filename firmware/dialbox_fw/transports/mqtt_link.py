@@ -25,7 +25,12 @@ class MqttLink:
 
     run() keeps the link up for ever: join WiFi (with timeout), connect (will = retained
     `offline`), subscribe to the down topic and the host's status, publish `online`
-    (retained), then wait; on any loss it backs off (doubling to 30 s) and starts again.
+    (retained), then publish what send() queues; on any loss it backs off (doubling to
+    30 s) and starts again.
+
+    A payload holds one or more whole frames (each ending in its newline, at most
+    codec.MAX_FRAME bytes in all): the frames queued at the same moment go out together,
+    and a down payload is split at its newlines and each frame handled in order.
     """
 
     kind = "mqtt"
@@ -41,6 +46,7 @@ class MqttLink:
         self.hal = hal
         self.app = None
         self.outq = []
+        self.ready = asyncio.Event()  # set by send() and when the connection closes
         self.connects = 0
         self.host_online = False
         self.client = MqttClient(
@@ -52,20 +58,48 @@ class MqttLink:
             keepalive=KEEPALIVE_S,
             will=(self.status_topic, b"offline", True, 1),
             on_message=self.on_message,
+            on_close=self.ready.set,
         )
 
     def send(self, frame):
         self.outq.append(frame)
+        self.ready.set()
+
+    def next_payload(self):
+        """(payload, count): the first frames of the queue, in order, joined into one
+        payload of at most codec.MAX_FRAME bytes (a frame is never split)."""
+        q = self.outq
+        size = len(q[0])
+        k = 1
+        while k < len(q) and size + len(q[k]) <= codec.MAX_FRAME:
+            size += len(q[k])
+            k += 1
+        if k == 1:
+            return q[0], 1
+        return b"".join(q[:k]), k
 
     def on_message(self, topic, payload, retained):
         app = self.app
         if topic == self.down_topic:
             if app is not None:
-                app.handle(codec.decode_frame(payload), ticks_ms(), self)
+                self.receive(app, payload)
         elif topic == self.host_topic:
             self.host_online = payload == b"online"
             if not self.host_online and app is not None and app.active is self:
                 app.ctl.link_lost()
+
+    def receive(self, app, payload):
+        """Hand each frame of a down payload to the app, in order. A piece that does not
+        decode reaches the app as its DecodeError and the frames after it still count."""
+        now = ticks_ms()
+        mv = memoryview(payload)
+        n = len(payload)
+        start = 0
+        while start < n:
+            end = payload.find(b"\n", start)
+            end = n if end < 0 else end + 1
+            app.handle(codec.decode_frame(mv[start:end]), now, self)
+            start = end
 
     async def run(self, app):
         self.app = app
@@ -91,12 +125,17 @@ class MqttLink:
                 continue
             backoff = BACKOFF_MIN_MS
             self.connects += 1
+            ready = self.ready
+            q = self.outq
             try:
                 while client.connected:
-                    while self.outq and client.connected:
-                        await client.publish(self.up_topic, self.outq[0], qos=1)
-                        self.outq.pop(0)
-                    await asyncio.sleep(0.01)
+                    while q and client.connected:
+                        payload, k = self.next_payload()
+                        await client.publish(self.up_topic, payload, qos=1)
+                        del q[:k]  # only once published: nothing is lost on a broker loss
+                    ready.clear()  # no await since the queue was seen empty: no send() missed
+                    if client.connected:
+                        await ready.wait()  # send(), or the connection closing (on_close)
             except MqttError:
                 pass
             if app.active is self:
