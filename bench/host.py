@@ -378,11 +378,15 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
                 assert p.stdout is not None
                 await p.stdout.readline()  # ready
             rss = []
+            others = [broker.proc.pid, *(p.pid for p in procs)]
             cpu0, t0 = _cpu_s(host.pid), time.perf_counter()
+            others0 = sum(_cpu_s(pid) for pid in others)
             for _ in range(int(seconds) - 1):
                 await asyncio.sleep(1)
                 rss.append(_rss_kb(host.pid))
-            cpu = (_cpu_s(host.pid) - cpu0) / (time.perf_counter() - t0)
+            elapsed = time.perf_counter() - t0
+            cpu = (_cpu_s(host.pid) - cpu0) / elapsed
+            cpu_rest = (sum(_cpu_s(pid) for pid in others) - others0) / elapsed
             marks: list[list[Any]] = []
             for p in procs:
                 assert p.stdout is not None
@@ -408,7 +412,8 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
     prompts_per_s = len(lat) / seconds / n_tables
     return {"tables": n_tables, "prompts": len(lat), "per_table_per_s": prompts_per_s,
             "p50": pct(lat, 50) if lat else None, "p99": pct(lat, 99) if lat else None,
-            "rss_mb": max(rss) / 1024 if rss else None, "host_cpu": cpu}
+            "rss_mb": max(rss) / 1024 if rss else None, "host_cpu": cpu,
+            "rest_cpu": cpu_rest}
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -428,7 +433,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"capacity {r['tables']:4d} tables x {SEATS}: {r['prompts']:6d} reveals, "
                   f"{r['per_table_per_s']:.2f} prompts/s/table, reveal p50 "
                   f"{r['p50'] or 0:7.2f} ms p99 {r['p99'] or 0:7.2f} ms, "
-                  f"host RSS {r['rss_mb'] or 0:6.1f} MB, host CPU {100 * r['host_cpu']:3.0f}%",
+                  f"host RSS {r['rss_mb'] or 0:6.1f} MB, host CPU {100 * r['host_cpu']:3.0f}% "
+                  f"(controllers + broker {100 * r['rest_cpu']:3.0f}% of 200%)",
                   flush=True)
 
 

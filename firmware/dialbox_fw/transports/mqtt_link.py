@@ -18,6 +18,9 @@ KEEPALIVE_S = const(15)
 BACKOFF_MIN_MS = const(500)
 BACKOFF_MAX_MS = const(30000)
 WIFI_TIMEOUT_MS = const(15000)
+# Frames travel at QoS 0: the protocol's own seq/ack/retransmission already carries them end
+# to end (MQTT's QoS 1 would only add a PUBACK per message per hop; docs/protocol.md).
+FRAME_QOS = const(0)
 
 
 class MqttLink:
@@ -115,7 +118,7 @@ class MqttLink:
                 continue
             try:
                 await client.connect()
-                await client.subscribe(self.down_topic, 1)
+                await client.subscribe(self.down_topic, FRAME_QOS)
                 await client.subscribe(self.host_topic, 1)
                 await client.publish(self.status_topic, b"online", qos=1, retain=True)
             except MqttError:
@@ -131,8 +134,8 @@ class MqttLink:
                 while client.connected:
                     while q and client.connected:
                         payload, k = self.next_payload()
-                        await client.publish(self.up_topic, payload, qos=1)
-                        del q[:k]  # only once published: nothing is lost on a broker loss
+                        await client.publish(self.up_topic, payload, qos=FRAME_QOS)
+                        del q[:k]  # only once written: reliable frames also wait for an ack
                     ready.clear()  # no await since the queue was seen empty: no send() missed
                     if client.connected:
                         await ready.wait()  # send(), or the connection closing (on_close)

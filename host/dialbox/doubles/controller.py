@@ -24,7 +24,7 @@ from typing import Any
 import gmqtt
 from gmqtt.mqtt.constants import MQTTv311
 
-from dialbox.transports.mqtt import BrokerClient, pack_payloads, split_payload
+from dialbox.transports.mqtt import FRAME_QOS, BrokerClient, pack_payloads, split_payload
 from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
 
@@ -185,7 +185,7 @@ class ControllerDouble:
         try:
             await asyncio.wait_for(client.connect(m.get("host", "localhost"), m["port"],
                                                   keepalive=15, version=MQTTv311), 10)
-            client.subscribe(down, qos=1)
+            client.subscribe(down, qos=FRAME_QOS)
             client.publish(self._status_topic, b"online", qos=1, retain=True)
             self._client = client
             self.connected.set()
@@ -242,7 +242,7 @@ class ControllerDouble:
         if client is None or not client.is_connected:
             return  # lost with the link; reliable frames go again from _unacked
         for payload in pack_payloads(frames):
-            client.publish(self._up, payload, qos=1)
+            client.publish(self._up, payload, qos=FRAME_QOS)
 
     def send(self, name: str, *args: Any) -> bytes:
         seq = 0

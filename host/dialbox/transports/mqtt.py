@@ -31,7 +31,10 @@ logging.getLogger("gmqtt").setLevel(logging.ERROR)
 
 ONLINE = b"online"
 OFFLINE = b"offline"
-FRAME_QOS = 1
+FRAME_QOS = 0
+"""Frames travel at QoS 0: the protocol's seq/ack/retransmission carries them end to end, so
+MQTT's per-hop PUBACK would only double the packets (docs/protocol.md, "MQTT topics").
+Availability and the retained state stay at QoS 1."""
 CONNECT_TIMEOUT = 10.0
 
 
@@ -211,7 +214,7 @@ class MqttHub:
                 self._client = client
                 mid = client.subscribe([
                     gmqtt.Subscription(f"{self.topics.root}/dev/+/status", qos=1),
-                    gmqtt.Subscription(f"{self.topics.root}/dev/+/up", qos=1)])
+                    gmqtt.Subscription(f"{self.topics.root}/dev/+/up", qos=FRAME_QOS)])
                 while mid not in subacks and not lost.is_set():
                     subscribed.clear()
                     await asyncio.wait_for(subscribed.wait(), CONNECT_TIMEOUT)
@@ -272,16 +275,16 @@ class MqttHub:
             link.end()
         self.links.clear()
 
-    def publish(self, topic: str, payload: bytes, retain: bool = False) -> None:
-        """Queue one message on the broker connection (QoS 1; nothing waits for its PUBACK)."""
+    def publish(self, topic: str, payload: bytes, qos: int = 1, retain: bool = False) -> None:
+        """Queue one message on the broker connection (nothing waits for a PUBACK)."""
         client = self._client
         if client is None or not client.is_connected:
             raise LinkClosed("not connected to the broker")
-        client.publish(topic, payload, qos=FRAME_QOS, retain=retain)
+        client.publish(topic, payload, qos=qos, retain=retain)
 
     def publish_frames(self, topic: str, payload: bytes, link: MqttLink) -> None:
         try:
-            self.publish(topic, payload)
+            self.publish(topic, payload, FRAME_QOS)
         except LinkClosed:
             link.end()
             raise
