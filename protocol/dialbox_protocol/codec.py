@@ -274,11 +274,13 @@ def dumps(v):
     return "".join(out)
 
 
-def encode(name, seq, args):
+def encode(name, seq, args, text=dumps):
     """Encode one message as a frame (bytes, newline-terminated).
 
     args is the list of field values in table order. Raises ValueError for a message the
     table does not describe: encoding is done by our own code, so that is a programming error.
+    `text` turns the array into JSON text; the host passes a faster one that gives the same
+    bytes (dialbox_protocol.frames).
     """
     spec = _BY_NAME.get(name)
     if spec is None:
@@ -286,7 +288,7 @@ def encode(name, seq, args):
     err = _check_fields(spec, args)
     if err is not None:
         raise ValueError("%s: %s" % (name, err[1]))
-    body = dumps([name, seq] + list(args)).encode()
+    body = text([name, seq] + list(args)).encode()
     frame = body + _crc_hex(body).encode() + b"\n"
     if len(frame) > MAX_FRAME:
         raise ValueError("%s frame is %d bytes, over %d" % (name, len(frame), MAX_FRAME))

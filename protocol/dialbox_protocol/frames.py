@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -66,9 +67,19 @@ def parse_frame(line: bytes) -> Parsed:
     return from_codec(codec.decode_frame(line))
 
 
+def json_text(v: object) -> str:
+    """codec.dumps, byte for byte, from CPython's C encoder: the two agree on everything but
+    escapes (the codec writes \\uXXXX for DEL and control characters, and '?' outside the
+    BMP), so any text with an escape or a DEL is made by the codec itself."""
+    text = json.dumps(v, separators=(",", ":"))
+    if "\\" in text or "\x7f" in text:
+        return codec.dumps(v)
+    return text
+
+
 def to_frame(msg: Message, seq: int | None = None) -> bytes:
     """Encode a message as a frame; `seq` overrides the message's own sequence number."""
-    return codec.encode(msg.type_name(), msg.seq if seq is None else seq, msg.args())
+    return codec.encode(msg.type_name(), msg.seq if seq is None else seq, msg.args(), json_text)
 
 
 class FrameParser:

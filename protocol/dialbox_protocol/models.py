@@ -38,11 +38,18 @@ class Message(BaseModel):
         """Field values in the message table's order (what the codec encodes)."""
         spec = codec.message_spec(self.type_name())
         assert spec is not None
-        return [_plain(getattr(self, f)) for f, _t in spec[3]]
+        out = []
+        for f, _t in spec[3]:
+            v = getattr(self, f)
+            out.append(v if v is None or type(v) in _SCALARS else _plain(v))
+        return out
 
     def describe(self) -> str:
         fields = self.model_dump(exclude={"t", "seq"})
         return f"{self.type_name()} seq={self.seq} {fields}"
+
+
+_SCALARS = (int, str, bool)
 
 
 def _plain(v: Any) -> Any:

@@ -123,3 +123,20 @@ def test_a_corrupted_frame_is_never_accepted(frame: bytes, ops: list[tuple[str, 
 def test_the_reader_recovers_at_the_next_frame(garbage: bytes, frame: bytes) -> None:
     results = codec.FrameReader().feed(garbage + b"\n" + frame)
     assert results[-1] == codec.decode_frame(frame)
+
+
+_json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40)
+    | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=12)
+    | st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=127), max_size=12),
+    lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner),
+    max_leaves=20,
+)
+
+
+@given(_json_values)
+@settings(max_examples=500, deadline=None)
+def test_the_hosts_fast_json_text_is_the_codecs_byte_for_byte(v: Any) -> None:
+    from dialbox_protocol.frames import json_text
+
+    assert json_text(v) == codec.dumps(v)

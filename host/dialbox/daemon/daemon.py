@@ -53,6 +53,10 @@ class SerialDesk:
         runner = self.by_session.get(id(session))
         return runner is not None and runner.owes(session)
 
+    def durable(self) -> None:
+        for r in self.runners:
+            r.durable()
+
     def on_offline(self, session: Session) -> None:
         runner = self.by_session.get(id(session))
         if runner is not None:

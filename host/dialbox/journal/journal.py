@@ -1,11 +1,15 @@
 """SQLite event log of everything that changes a table's state, appended before it is acted on.
 
-Each entry is durable once append() returns (WAL mode: the write has reached the operating
-system, so a SIGKILLed daemon loses nothing it acknowledged). A restart replays the entries.
+append() collects entries; sync() writes everything collected in one transaction, and is
+called before any frame leaves the host (Session asks its host to be durable first), at the
+latest at the end of the loop turn. Each entry is durable once sync() returns (WAL mode: the
+write has reached the operating system, so a SIGKILLed daemon loses nothing it acknowledged).
+A restart replays the entries.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import sqlite3
 import time
@@ -43,6 +47,7 @@ class Journal:
 
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
+        self._pending: list[tuple[str, str, str, float]] = []
         try:
             if self.path != ":memory:":
                 Path(self.path).parent.mkdir(parents=True, exist_ok=True)
@@ -54,19 +59,42 @@ class Journal:
             raise JournalError(f"{self.path}: not a usable journal ({e})") from None
 
     def append(self, table: str, kind: str, **data: Any) -> None:
-        self._db.execute(
-            "INSERT INTO entry (tbl, kind, data, at) VALUES (?, ?, ?, ?)",
-            (table, kind, json.dumps(data, separators=(",", ":")), time.time()),
-        )
+        """Collect one entry (written by the next sync(): before any frame goes out, at the
+        latest at the end of this turn of the event loop; at once outside an event loop)."""
+        first = not self._pending
+        self._pending.append((table, kind, json.dumps(data, separators=(",", ":")),
+                              time.time()))
+        if first:
+            try:
+                asyncio.get_running_loop().call_soon(self.sync)
+            except RuntimeError:
+                self.sync()
+
+    def sync(self) -> None:
+        """Write every collected entry in one transaction."""
+        if not self._pending:
+            return
+        rows, self._pending = self._pending, []
+        db = self._db
+        db.execute("BEGIN")
+        try:
+            db.executemany("INSERT INTO entry (tbl, kind, data, at) VALUES (?, ?, ?, ?)", rows)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def entries(self, table: str) -> list[Entry]:
+        self.sync()
         rows = self._db.execute(
             "SELECT n, tbl, kind, data, at FROM entry WHERE tbl = ? ORDER BY n", (table,)
         ).fetchall()
         return [Entry(n, t, k, json.loads(d), a) for n, t, k, d, a in rows]
 
     def tables(self) -> list[str]:
+        self.sync()
         return [r[0] for r in self._db.execute("SELECT DISTINCT tbl FROM entry ORDER BY tbl")]
 
     def close(self) -> None:
+        self.sync()
         self._db.close()

@@ -284,6 +284,9 @@ class GameRunner:
             return session.uid in self.pairing  # a pairing press is awaited too
         return seat.index in box.waiting_for
 
+    def durable(self) -> None:
+        self.journal.sync()
+
     def on_offline(self, session: Session) -> None:
         uid = session.uid
         if uid is None or self.sessions.get(uid) is not session:

@@ -52,6 +52,10 @@ class SessionHost(Protocol):
         """Whether this controller's seat owes the open prompt a lock or a reveal."""
         ...
 
+    def durable(self) -> None:
+        """Make durable what the calls so far journaled (called before frames go out)."""
+        ...
+
 
 def _ms() -> int:
     return int(time.monotonic() * 1000) % (1 << 30)
@@ -117,6 +121,7 @@ class Session:
         if self._closed.is_set():
             return
         items, self._out = self._out, []
+        self.host.durable()  # an ack (or anything it implies) never precedes its journal entry
         try:
             self.link.write([self._encode(item) for item in items])
         except LinkClosed:
