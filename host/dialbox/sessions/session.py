@@ -86,6 +86,9 @@ class Session:
         self._flush_due = False
         self._seq = 0
         self._unacked: dict[int, bytes] = {}
+        self._resend_at: dict[int, tuple[float, float]] = {}
+        """seq -> (when it goes again, its current timeout), for the frames in _unacked."""
+        self._resend_timer: asyncio.TimerHandle | None = None
         self._recent: deque[int] = deque(maxlen=DEDUP_WINDOW)
         self._last_rx = time.monotonic()
         self._last_said = self._last_rx
@@ -137,20 +140,43 @@ class Session:
         self._seq = self._seq % codec.MAX_SEQ + 1
         frame = to_frame(item, self._seq)
         self._unacked[self._seq] = frame
-        self._loop.call_later(self.link.rto, self._retransmit, self._seq, frame, self.link.rto)
+        rto = self.link.rto
+        self._resend_at[self._seq] = (self._loop.time() + rto, rto)
+        if self._resend_timer is None:
+            self._resend_timer = self._loop.call_later(rto, self._retransmit)
         return frame
 
     def _restart_counters(self) -> None:
         self._seq = 0
         self._unacked.clear()
+        self._resend_at.clear()
 
-    def _retransmit(self, seq: int, frame: bytes, rto: float) -> None:
-        if self._closed.is_set() or self._unacked.get(seq) is not frame:
+    def _retransmit(self) -> None:
+        """One timer per session: send again every unacknowledged frame that is due (its
+        timeout doubling up to the link's maximum), then wake for the next one due."""
+        self._resend_timer = None
+        if self._closed.is_set():
             return
-        if self.online or not self.link.heartbeat:
-            self._queue(frame)
-        nxt = min(rto * 2, self.link.rto_max)
-        self._loop.call_later(nxt, self._retransmit, seq, frame, nxt)
+        now = self._loop.time()
+        nxt: float | None = None
+        for seq, frame in list(self._unacked.items()):
+            at, rto = self._resend_at[seq]
+            if at <= now:
+                if self.online or not self.link.heartbeat:
+                    self._queue(frame)
+                rto = min(rto * 2, self.link.rto_max)
+                at = now + rto
+                self._resend_at[seq] = (at, rto)
+            nxt = at if nxt is None else min(nxt, at)
+        if nxt is not None:
+            self._resend_timer = self._loop.call_at(nxt, self._retransmit)
+
+    def _acked(self, seq: int) -> None:
+        if self._unacked.pop(seq, None) is not None:
+            del self._resend_at[seq]
+            if not self._unacked and self._resend_timer is not None:
+                self._resend_timer.cancel()
+                self._resend_timer = None
 
     @property
     def unacked(self) -> int:
@@ -202,7 +228,9 @@ class Session:
                     log.warning("%s: no answer to %d identify frames: not a dialbox controller",
                                 self.link.name, IDENTIFY_TRIES)
                 continue
-            await asyncio.sleep(HEARTBEAT)
+            # serial: a heartbeat a second; MQTT (the broker's keepalive is the heartbeat):
+            # only the quiet-seat probe below, which needs no finer clock than this
+            await asyncio.sleep(HEARTBEAT if self.link.heartbeat else PROBE_AFTER / 2)
             now = time.monotonic()
             if (self.welcomed and now - self._last_said > PROBE_AFTER
                     and now - self._last_probe > PROBE_AFTER and self.host.owes(self)):
@@ -250,7 +278,7 @@ class Session:
                             ref=msg.seq))
             return
         if isinstance(msg, Ack):
-            self._unacked.pop(msg.ref, None)
+            self._acked(msg.ref)
             return
         if isinstance(msg, Ping):
             self.post(Pong(ms=msg.ms))
