@@ -15,8 +15,10 @@ controllers in worker processes; clocks are CLOCK_MONOTONIC, shared by all proce
 from __future__ import annotations
 
 import asyncio
+import gc
 import json
 import os
+import random
 import resource
 import shutil
 import subprocess
@@ -70,6 +72,8 @@ class Rounds(Game):
 
 
 GAME = "bench.host:Rounds"
+WARM_UP = 2.0
+"""Seconds at the start of a capacity run that are not counted (connections, first prompts)."""
 
 
 def pct(xs: list[float], p: float) -> float:
@@ -185,8 +189,13 @@ def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | 
     return conf
 
 
+def _env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
+
+
 def _start_daemon(conf: Path) -> subprocess.Popen[bytes]:
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = _env()
     prof = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get(
         "BENCH_PROFILE") else []
     return subprocess.Popen([sys.executable, *prof, "-m", "dialbox", "run", "--config",
@@ -333,12 +342,21 @@ async def _worker(spec: dict[str, Any]) -> None:
     for table in tables:
         for i in range(SEATS):
             uid = f"{table}-c{i}"
-            d = ControllerDouble(uid, auto=True, think=(0.6, 0.95), mqtt={
+            d = ControllerDouble(uid, auto=True, think=(0.6, 0.95), keep=2, mqtt={
                 "host": "127.0.0.1", "port": port, "table": table, "user": uid,
                 "password": "pw-" + uid})
             hook(d, table)
             ds.append(d)
-    await asyncio.gather(*(d.start() for d in ds))
+
+    async def sit_down(table_ds: list[ControllerDouble]) -> None:
+        # tables start at different moments within a second, as at a real event (all in
+        # phase, every table would lock in the same few hundred milliseconds)
+        await asyncio.sleep(random.uniform(0, 1))
+        await asyncio.gather(*(d.start() for d in table_ds))
+
+    await asyncio.gather(*(sit_down(ds[k:k + SEATS]) for k in range(0, len(ds), SEATS)))
+    gc.collect()
+    gc.freeze()  # the doubles are long-lived: keep them out of the collector's full passes
     print(json.dumps({"ready": True}), flush=True)
     await asyncio.sleep(seconds)
     print(json.dumps({"marks": marks}), flush=True)
@@ -366,13 +384,15 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
         await wait_port(broker.port)
         conf = _daemon_config(work, "capacity", names, None, (broker.port, broker.creds))
         host = _start_daemon(conf)
-        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        env = _env()
         procs = []
         try:
             for w in range(workers):
                 spec = {"port": broker.port, "tables": names[w::workers], "seconds": seconds}
+                prof = os.environ.get("BENCH_WORKER_PROFILE")
                 procs.append(await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "bench.host", "_worker", json.dumps(spec),
+                    sys.executable, *(["-m", "cProfile", "-o", f"{prof}.{w}"] if prof else []),
+                    "-m", "bench.host", "_worker", json.dumps(spec),
                     cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, limit=1 << 28))
             for p in procs:
                 assert p.stdout is not None
@@ -407,9 +427,18 @@ async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> di
         else:
             last_rev[key] = max(last_rev.get(key, 0.0), t)
             revs[key] = revs.get(key, 0) + 1
+    start = min(last_lock.values(), default=0.0) + WARM_UP
     lat = [(last_rev[k] - last_lock[k]) * 1000 for k in last_rev
-           if revs[k] == SEATS and k in last_lock]
-    prompts_per_s = len(lat) / seconds / n_tables
+           if revs[k] == SEATS and k in last_lock and last_lock[k] >= start]
+    if os.environ.get("BENCH_DEBUG"):
+        t0m = min(last_lock.values())
+        for lo in range(0, int(seconds), 2):
+            xs = [(last_rev[k] - last_lock[k]) * 1000 for k in last_rev
+                  if revs[k] == SEATS and k in last_lock and lo <= last_lock[k] - t0m < lo + 2]
+            if xs:
+                print(f"  t={lo:2d}-{lo + 2:2d}s n={len(xs):4d} p50 {pct(xs, 50):7.2f} "
+                      f"p99 {pct(xs, 99):7.2f} max {max(xs):7.2f}")
+    prompts_per_s = len(lat) / (seconds - WARM_UP) / n_tables
     return {"tables": n_tables, "prompts": len(lat), "per_table_per_s": prompts_per_s,
             "p50": pct(lat, 50) if lat else None, "p99": pct(lat, 99) if lat else None,
             "rss_mb": max(rss) / 1024 if rss else None, "host_cpu": cpu,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import logging
 import signal
 import sys
@@ -69,6 +70,11 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         daemon = Daemon(config)
+        # Everything made so far (modules, schemas, tables) lives as long as the daemon:
+        # frozen, it is no longer walked by each full collection (a 60-70 ms pause at 200
+        # tables without this; docs/host.md).
+        gc.collect()
+        gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)

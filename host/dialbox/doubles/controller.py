@@ -17,6 +17,7 @@ import os
 import random
 import time
 import tty
+from collections import deque
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,7 @@ from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
 
 Frame = dict[str, Any]
+KEEP = 256
 _QUIET = logging.getLogger("dialbox.doubles.mqtt")
 _QUIET.setLevel(logging.ERROR)
 
@@ -46,6 +48,7 @@ class ControllerDouble:
         link_dir: str | Path | None = None,
         mqtt: dict[str, Any] | None = None,
         think: tuple[float, float] = (0.0, 0.0),
+        keep: int = KEEP,
     ) -> None:
         self.uid = uid
         self.auto = auto
@@ -60,11 +63,12 @@ class ControllerDouble:
         self.state = "idle"
         self.secret: Frame | None = None
         """The "flash": pid, sel, nonce, commitment of the locked choice."""
-        self.revealed: list[Frame] = []
+        self.revealed: deque[Frame] = deque(maxlen=keep)
         self.locks: dict[int, list[int]] = {}
         """pid -> the selection this controller locked for it (its last lock)."""
         self.errors: list[Frame] = []
-        self.received: list[Frame] = []
+        self.received: deque[Frame] = deque(maxlen=keep)
+        """The latest frames received (bounded: a benchmark runs a thousand doubles for long)."""
         self.on_frame: Callable[[Frame], None] | None = None
         self._seq = 0
         self._unacked: dict[int, tuple[bytes, float]] = {}
