@@ -18,7 +18,7 @@ from dialbox_protocol.models import Error, Hello, Message, Snapshot, Welcome
 
 log = logging.getLogger("dialbox.daemon")
 
-STATE_EVERY = 0.25
+STATE_EVERY = 0.5
 """Seconds between two retained state messages of one table on MQTT (the latest wins)."""
 
 

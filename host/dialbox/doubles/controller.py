@@ -28,6 +28,7 @@ from gmqtt.mqtt.constants import MQTTv311
 from dialbox.transports.mqtt import FRAME_QOS, BrokerClient, pack_payloads, split_payload
 from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
+from dialbox_protocol.frames import json_text
 
 Frame = dict[str, Any]
 KEEP = 256
@@ -253,7 +254,7 @@ class ControllerDouble:
         if codec.is_reliable(name):
             self._seq = self._seq % codec.MAX_SEQ + 1
             seq = self._seq
-        frame = codec.encode(name, seq, list(args))
+        frame = codec.encode(name, seq, list(args), json_text)
         if seq:
             self._unacked[seq] = (frame, time.monotonic())
         self.send_raw(frame)
