@@ -5,13 +5,19 @@ called before any frame leaves the host (Session asks its host to be durable fir
 latest at the end of the loop turn. Each entry is durable once sync() returns (WAL mode: the
 write has reached the operating system, so a SIGKILLed daemon loses nothing it acknowledged).
 A restart replays the entries.
+
+Checkpoints (copying the write-ahead log into the database file, with an fsync) run in a
+thread of their own once a second, never inside a commit: SQLite's automatic checkpoint
+would otherwise stall the event loop for milliseconds every thousand pages.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import sqlite3
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +33,12 @@ CREATE TABLE IF NOT EXISTS entry (
 );
 CREATE INDEX IF NOT EXISTS entry_tbl ON entry (tbl, n);
 """
+
+
+log = logging.getLogger("dialbox.journal")
+
+CHECKPOINT_EVERY = 1.0
+"""Seconds between two checkpoints of the write-ahead log (in the checkpoint thread)."""
 
 
 class JournalError(Exception):
@@ -54,9 +66,27 @@ class Journal:
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
+            self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
             raise JournalError(f"{self.path}: not a usable journal ({e})") from None
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if self.path != ":memory:":
+            self._checkpointer = threading.Thread(
+                target=self._checkpoints, name="journal-checkpoint", daemon=True)
+            self._checkpointer.start()
+
+    def _checkpoints(self) -> None:
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        try:
+            while not self._stop.wait(CHECKPOINT_EVERY):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error as e:  # busy or the like: the next one catches up
+                    log.debug("checkpoint skipped: %s", e)
+        finally:
+            db.close()
 
     def append(self, table: str, kind: str, **data: Any) -> None:
         """Collect one entry (written by the next sync(): before any frame goes out, at the
@@ -97,4 +127,7 @@ class Journal:
 
     def close(self) -> None:
         self.sync()
+        self._stop.set()
+        if self._checkpointer is not None:
+            self._checkpointer.join()
         self._db.close()

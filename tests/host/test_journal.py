@@ -1,0 +1,61 @@
+"""The journal on its own: entries collected per loop turn, checkpoints in their own thread."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+from dialbox.journal import Journal
+
+
+def test_entries_written_in_one_turn_are_durable_before_the_turn_ends(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+
+    async def turn() -> int:
+        j = Journal(path)
+        for i in range(5):
+            j.append("t1", "commit", seat=i)
+        other = Journal(path)  # another reader (as a restarted daemon would be)
+        before = len(other.entries("t1"))
+        await asyncio.sleep(0)  # the end of this turn of the loop: the journal syncs
+        after = len(other.entries("t1"))
+        other.close()
+        j.close()
+        assert before == 0  # collected, not yet written...
+        return after
+
+    assert asyncio.run(turn()) == 5  # ...and written, in order, when the turn ended
+    j = Journal(path)
+    assert [e.data["seat"] for e in j.entries("t1")] == [0, 1, 2, 3, 4]
+    j.close()
+
+
+def test_sync_makes_entries_durable_at_once(tmp_path: Path) -> None:
+    async def run() -> None:
+        j = Journal(tmp_path / "j.sqlite")
+        j.append("t1", "seat", seat=0)
+        j.sync()  # what a session does before its frames go out
+        other = Journal(tmp_path / "j.sqlite")
+        assert [e.kind for e in other.entries("t1")] == ["seat"]
+        other.close()
+        j.close()
+
+    asyncio.run(run())
+
+
+def test_the_write_ahead_log_is_checkpointed_by_the_journals_own_thread(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite"
+    j = Journal(path)
+    size0 = path.stat().st_size
+    for i in range(2000):
+        j.append("t1", "reveal", seat=i % 6, sel=[1, 2, -1], nonce="x" * 16)
+    j.sync()
+    # the main connection never checkpoints (wal_autocheckpoint=0): only the thread copies
+    # the log into the database file
+    end = time.monotonic() + 30
+    while path.stat().st_size <= size0 and time.monotonic() < end:
+        time.sleep(0.05)
+    assert path.stat().st_size > size0
+    assert len(j.entries("t1")) == 2000
+    j.close()
