@@ -11,6 +11,7 @@ for aiomqtt (paho underneath, as DESIGN.md first chose) and for gmqtt (what the 
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import shutil
 import subprocess
@@ -28,7 +29,9 @@ async def _aiomqtt(port: int, qos: int, n: int) -> float:
     import aiomqtt
 
     tasks: set[asyncio.Task[None]] = set()
-    async with aiomqtt.Client("127.0.0.1", port, identifier="mb") as c:
+    quiet = logging.getLogger("bench.aiomqtt")
+    quiet.setLevel(logging.ERROR)  # it warns whenever more than ten publishes are pending
+    async with aiomqtt.Client("127.0.0.1", port, identifier="mb", logger=quiet) as c:
         await c.subscribe("mb/in", qos=qos)
         print("ready", flush=True)
         got, t0 = 0, 0.0

@@ -362,10 +362,11 @@ def _decode(line):
     crc_text = bytes(line[n - 8 : n])
     if min(body) < 32 or max(body) > 126:
         return DecodeError(E_FRAME, "frame holds non-printable or non-ASCII bytes")
-    for c in crc_text:
-        if not (48 <= c <= 57 or 97 <= c <= 102):
-            return DecodeError(E_FRAME, "frame does not end in 8 lowercase hex digits")
     if _crc_hex(body).encode() != crc_text:
+        # only now tell a malformed checksum from a wrong one (the good path skips the loop)
+        for c in crc_text:
+            if not (48 <= c <= 57 or 97 <= c <= 102):
+                return DecodeError(E_FRAME, "frame does not end in 8 lowercase hex digits")
         return DecodeError(E_CRC, "checksum mismatch")
     try:
         arr = json.loads(body)

@@ -12,6 +12,7 @@ from dialbox_protocol import codec
 from dialbox_protocol.models import AnyMessage, Message
 
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(AnyMessage)
+_JSON = json.JSONEncoder(separators=(",", ":"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,7 +72,7 @@ def json_text(v: object) -> str:
     """codec.dumps, byte for byte, from CPython's C encoder: the two agree on everything but
     escapes (the codec writes \\uXXXX for DEL and control characters, and '?' outside the
     BMP), so any text with an escape or a DEL is made by the codec itself."""
-    text = json.dumps(v, separators=(",", ":"))
+    text = _JSON.encode(v)
     if "\\" in text or "\x7f" in text:
         return codec.dumps(v)
     return text

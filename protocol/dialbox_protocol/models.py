@@ -56,7 +56,7 @@ def _plain(v: Any) -> Any:
     if isinstance(v, BaseModel):
         return v.model_dump()
     if isinstance(v, tuple | list):
-        return [_plain(x) for x in v]
+        return [x if x is None or type(x) in _SCALARS else _plain(x) for x in v]
     return v
 
 

@@ -37,6 +37,8 @@ CREATE INDEX IF NOT EXISTS entry_tbl ON entry (tbl, n);
 
 log = logging.getLogger("dialbox.journal")
 
+_JSON = json.JSONEncoder(separators=(",", ":"))
+
 CHECKPOINT_EVERY = 1.0
 """Seconds between two checkpoints of the write-ahead log (in the checkpoint thread)."""
 
@@ -92,8 +94,7 @@ class Journal:
         """Collect one entry (written by the next sync(): before any frame goes out, at the
         latest at the end of this turn of the event loop; at once outside an event loop)."""
         first = not self._pending
-        self._pending.append((table, kind, json.dumps(data, separators=(",", ":")),
-                              time.time()))
+        self._pending.append((table, kind, _JSON.encode(data), time.time()))
         if first:
             try:
                 asyncio.get_running_loop().call_soon(self.sync)
