@@ -84,3 +84,40 @@ async def _local(tmp_path: Path) -> None:
 
 def test_in_process_link_pairs_a_controller(tmp_path: Path) -> None:
     asyncio.run(_local(tmp_path))
+
+
+async def _late_frames(tmp_path: Path) -> None:
+    """A seat that never reveals voids the prompt; its late reveal for the voided prompt is
+    acknowledged and ignored (no `unknown_prompt` on its screen), while a frame for a prompt
+    that never was still gets `unknown_prompt`."""
+    uids = ["ctl-a", "ctl-b"]
+    cfg = table_config(tmp_path, players=2, uids=uids, options={"rounds": 1},
+                       reveal_timeout=1.0)
+    async with running_daemon(cfg) as daemon, doubles(tmp_path, uids, auto=False) as (a, b):
+        runner = daemon.runners[TABLE]
+        for d in (a, b):
+            await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
+            d.lock()
+        await wait_for(lambda: runner.box is not None and runner.box.sealed
+                       and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in (a, b)))
+        box = runner.box
+        assert box is not None
+        a._later = lambda fn, think=(0.0, 0.0): None  # type: ignore[method-assign]
+        a.lock()  # a's controller will not reveal when all are locked
+        secret = a.secret  # (the void's `revealed` clears it from a's flash)
+        assert secret is not None and secret["pid"] == box.pid
+        b.lock()
+        await wait_for(lambda: runner.box is not box, what="the prompt voided")
+        assert [e.kind for e in daemon.journal.entries(TABLE)].count("void") == 1
+        late = a.send("reveal", box.pid, secret["sel"], secret["nonce"])
+        never = a.send("uncommit", (box.pid + 1000) % codec.MAX_PID)
+        seqs = [codec.decode_frame(f)["seq"] for f in (late, never)]  # type: ignore[index]
+        await wait_for(lambda: all(s not in a._unacked for s in seqs), what="both acknowledged")
+        await wait_for(lambda: any(e["ref"] == seqs[1] for e in a.errors), what="unknown_prompt")
+        refused = {e["ref"]: e["code"] for e in a.errors}
+        assert refused[seqs[1]] == codec.E_PROMPT
+        assert seqs[0] not in refused
+
+
+def test_a_late_reveal_for_a_voided_prompt_is_ignored(tmp_path: Path) -> None:
+    asyncio.run(_late_frames(tmp_path))

@@ -133,6 +133,8 @@ class GameRunner:
         self.bot_secrets: dict[int, _BotSecret] = {}
         self.bots: dict[int, Bot] = {}
         self.last_revealed: Revealed | None = None
+        self.closed_pids: deque[int] = deque(maxlen=16)
+        """Prompts lately answered or voided: a late frame for one of them is harmless."""
         self.reveals: deque[dict[str, Any]] = deque(maxlen=8)
         """The latest reveals, for displays: one state may follow several (publish bursts)."""
         self.last_seats: tuple[int, ...] = ()
@@ -222,8 +224,10 @@ class GameRunner:
                 self.last_revealed = Revealed(seq=1, pid=d["pid"], choices=d["choices"],
                                               summary=d["summary"])
                 self.last_seats = tuple(d["seats"])
+                self.closed_pids.append(d["pid"])
             elif k == "void":
                 self.box = None
+                self.closed_pids.append(d["pid"])
         log.info("%s: resumed from the journal (%d entries)", self.settings.name, len(entries))
         return game
 
@@ -375,8 +379,8 @@ class GameRunner:
             return
         pid = getattr(msg, "pid", None)
         if box is None or pid != box.pid:
-            if self.last_revealed is not None and pid == self.last_revealed.pid:
-                return  # a late duplicate of an answered prompt: harmless
+            if pid in self.closed_pids:
+                return  # a late frame for a prompt just answered or voided: harmless
             session.post(Error(code=codec.E_PROMPT, detail=f"prompt {pid} is not open", ref=ref))
             return
         seat = seat_obj.index
@@ -393,7 +397,7 @@ class GameRunner:
 
     def _paired(self, session: Session, uid: str) -> None:
         free = self.table.next_free()
-        del self.pairing[uid]
+        self.closed_pids.append(self.pairing.pop(uid))
         if free is None:
             session.post(Error(code=codec.E_SEAT, detail="no free seat at this table", ref=0))
             return
@@ -505,6 +509,7 @@ class GameRunner:
         self._journal("revealed", pid=box.pid, choices=choices, summary=summary,
                       seats=list(box.seats))
         self.last_revealed, self.last_seats = revealed, box.seats
+        self.closed_pids.append(box.pid)
         self.reveals.append({"pid": box.pid, "sealed": box.sealed, "choices": choices,
                              "summary": summary,
                              "text": {a.seat: a.text for a in decision.asks}})
@@ -527,6 +532,7 @@ class GameRunner:
         log.warning("%s: prompt %d void: %s", self.settings.name, box.pid, reason)
         box.void()
         self._journal("void", pid=box.pid, reason=reason)
+        self.closed_pids.append(box.pid)
         self.box = None
         self._cancel_timers()
         note = Revealed(seq=1, pid=box.pid, choices=[], summary=f"Void: {reason}"[:120])
