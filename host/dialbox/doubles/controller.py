@@ -175,9 +175,9 @@ class ControllerDouble:
         self._up = f"{root}/dev/{self.uid}/up"
         down = f"{root}/dev/{self.uid}/down"
         lost = asyncio.Event()
+        will = gmqtt.Message(self._status_topic, b"offline", qos=1, retain=True)
         client = BrokerClient(f"ctrl-{self.uid}", clean_session=True, logger=_QUIET,
-                         will_message=gmqtt.Message(self._status_topic, b"offline", qos=1,
-                                                    retain=True))
+                              will_message=will)
         client.set_auth_credentials(m.get("user", self.uid), m.get("password"))
 
         def on_message(_c: Any, topic: str, payload: bytes, _qos: int, _p: Any) -> int:
