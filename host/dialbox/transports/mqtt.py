@@ -256,7 +256,9 @@ class MqttHub:
                 if old is not None:
                     old.end()
         elif leaf == "up":
-            link = self.links.get(uid) or self._open(uid)
+            link = self.links.get(uid)
+            if link is None or link.closed:  # (a link whose session ended: start anew)
+                link = self._open(uid)
             for frame in split_payload(bytes(payload)):
                 link.deliver(parse_frame(frame))
 
