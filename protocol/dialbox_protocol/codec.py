@@ -74,6 +74,10 @@ ERROR_NAMES = {
     E_INTERNAL: "internal",
 }
 
+# The detail of the `unexpected_now` error a controller without a session answers a reliable
+# frame with (docs/protocol.md, Handshake): the host identifies again and resumes it.
+NO_SESSION = "no session"
+
 # Field names "t" and "seq" are reserved for the decoded dict's type and sequence number.
 # Field types: i int, s str, b bool, l list, S str or null, I int or null.
 # Direction: d = host->controller (down), u = controller->host (up), b = both.

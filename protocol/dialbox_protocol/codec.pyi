@@ -30,6 +30,7 @@ E_DIRECTION: Final[int]
 E_SPOOF: Final[int]
 E_INTERNAL: Final[int]
 ERROR_NAMES: dict[int, str]
+NO_SESSION: Final[str]
 MESSAGES: tuple[tuple[str, str, int, tuple[tuple[str, str], ...]], ...]
 STATES: tuple[str, ...]
 TABLE_HASH: str

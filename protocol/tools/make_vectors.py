@@ -63,6 +63,7 @@ VALID: list[tuple[str, str, int, list[Any]]] = [
     ("ping", "ping", 0, [123456]),
     ("pong", "pong", 0, [123456]),
     ("error", "error", 0, [13, "reveal does not match commitment", 3]),
+    ("error no session", "error", 0, [codec.E_STATE, codec.NO_SESSION, 5]),
     (
         "config",
         "config",

@@ -261,6 +261,29 @@ def test_frames_unacked_when_the_link_drops_go_out_again_after_the_handshake() -
     assert out[2]["commitment"] == commit["commitment"] and out[2]["seq"] == 2
 
 
+def test_without_a_session_reliable_frames_are_refused_with_no_session() -> None:
+    """After its link timed out (the host's side may still be up), a controller answers a
+    reliable frame with `error unexpected_now "no session"` (ref = its seq), acknowledges and
+    changes nothing, and never answers an ack, an error or another unreliable frame so."""
+    r = Rig()
+    r.welcome()
+    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.tick(3500)  # silence: link lost, the session with it
+    assert not r.ctl.session.online
+    refused = r.host("revealed", 5, [[0, "N 1"]], "nope", seq=9)
+    assert refused == [
+        {"t": "error", "seq": 0, "code": codec.E_STATE, "detail": codec.NO_SESSION, "ref": 9}
+    ]
+    assert r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 5
+    assert r.host("ack", 9) == [] and r.host("error", codec.E_STATE, "x", 9) == []
+    assert r.host("status", 5, "locked") == []
+    assert types(r.host("ping", 7)) == ["pong"]
+    r.host("identify", 1, codec.TABLE_HASH, "test")
+    r.seq = 0
+    assert types(r.host("welcome", 0, "43a047", "t1", "Green")) == ["ack", "snapshot"]
+    assert types(r.host("alllocked", 5)) == ["ack", "error"]  # in a session: handled again
+
+
 def test_duplicates_are_acked_again_but_processed_once() -> None:
     r = Rig()
     r.welcome()

@@ -69,6 +69,32 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         host.close()
 
 
+def test_a_controller_without_a_session_refuses_reliable_frames(sim: SimController) -> None:
+    """Before any welcome, a prompt with seq 5 is answered `error unexpected_now "no session"`
+    ref 5 (not acknowledged, not shown); an ack or an error is never answered so."""
+    host = HostStandin(sim.device_path)
+    try:
+        sim.wait_state("connecting")
+        host.send_once("prompt", 5, [17, True, True, "Move Pixoid", PIXOID])
+        err = host.expect("error", ref=5)
+        assert (err["code"], err["detail"]) == (codec.E_STATE, "no session")
+        host.send_once("ack", 0, [5])
+        host.send_once("error", 0, [codec.E_STATE, "no session", 3])
+        host.send("ping", [4242])
+        host.expect("pong", ms=4242)  # frames are handled in order: the two above are done
+        snap = host.handshake()
+        assert snap["pid"] is None and snap["state"] == "idle"
+        sim.wait_state("idle")
+        assert not any(v.state == "programming" for v in sim.history())
+        got = [m for m in host.log if isinstance(m, dict)]
+        assert not [m for m in got if m["t"] == "ack" and m["ref"] == 5]
+        assert [(m["code"], m["detail"], m["ref"]) for m in got if m["t"] == "error"] == [
+            (codec.E_STATE, "no session", 5)
+        ]
+    finally:
+        host.close()
+
+
 def test_long_press_unlocks(sim: SimController) -> None:
     host = HostStandin(sim.device_path)
     try:

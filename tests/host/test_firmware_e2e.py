@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from dialbox.daemon import Daemon
 from dialbox.journal import Journal
 from dialbox.lockbox import Phase
+from dialbox.sessions import session as session_mod
 from dialbox.sim import MqttSettings, SimController
 from tests.host.harness import TABLE, Broker, running_daemon, table_config, wait_for
 
@@ -162,40 +166,83 @@ def test_cpython_firmware_plays_over_mosquitto_with_generated_acls(tmp_path: Pat
     asyncio.run(run())
 
 
-@pytest.mark.micropython
-def test_micropython_firmware_rebooting_behind_a_live_port_is_found_again(
-        tmp_path: Path) -> None:
-    """A reboot (watchdog, brown-out) that keeps the USB port up: the rebooted firmware waits
-    for an identify while the host's session still looks alive; the host asks again once the
-    seat owes a reveal and the controller has gone quiet."""
+async def _sealed_prompt(runner: Any, sims: list[SimController]) -> int:
+    """Wait until a sealed prompt is open and shown on every controller; its pid."""
+    await wait_for(lambda: runner.box is not None and runner.box.sealed)
+    pid: int = runner.box.pid
+    for s in sims:
+        await asyncio.to_thread(
+            s.wait_for, lambda v: v.pid == pid and v.state == "programming",
+            20, "the sealed prompt")
+    return pid
+
+
+@contextlib.asynccontextmanager
+async def _sealed_prompt_on_two(tmp_path: Path) -> AsyncIterator[tuple[Daemon, SimController,
+                                                                       SimController, int]]:
+    """A daemon and two MicroPython controllers seated at once, a sealed prompt shown on
+    both: (daemon, a, b, its pid). The controllers are stopped on the way out."""
     uids = ["mp-a", "mp-b"]
+    cfg = _serial(table_config(tmp_path, players=2, uids=uids, pairing="auto",
+                               options={"rounds": 1, "forbid_n9": False}), tmp_path)
+    a, b = _sims(tmp_path, uids, runtime="micropython")
+    async with running_daemon(cfg) as daemon:
+        try:
+            await asyncio.gather(asyncio.to_thread(a.start), asyncio.to_thread(b.start))
+            yield daemon, a, b, await _sealed_prompt(daemon.runners[TABLE], [a, b])
+        finally:
+            await asyncio.gather(asyncio.to_thread(a.stop), asyncio.to_thread(b.stop))
+
+
+async def _reboot_then_reveal(daemon: Daemon, a: SimController, pid: int,
+                              presses: list[SimController]) -> None:
+    """Reboot `a` behind its live port, then the `presses`; the prompt must be answered."""
+    runner = daemon.runners[TABLE]
+    await asyncio.to_thread(a.kill)  # the port stays up
+    await asyncio.to_thread(a.start)
+    for s in presses:
+        if s is a:  # its prompt is back only once the host has found it again
+            await _sealed_prompt(runner, [a])
+        s.press(100)
+    await wait_for(lambda: runner.box is None or runner.box.pid != pid,
+                   timeout=60, what="the reveal after the reboot")
+    assert _check(daemon.journal, sorted({a.uid, *(s.uid for s in presses)})) >= 1
+
+
+@pytest.mark.micropython
+def test_micropython_firmware_rebooting_behind_a_live_port_says_it_has_no_session(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A reboot (watchdog, brown-out) that keeps the USB port up, between lock and reveal:
+    the host's session still looks alive. Its `alllocked` is refused with `error
+    unexpected_now "no session"`; the host identifies again at once and the seat resumes
+    and reveals. The quiet-seat probe and the host's silence timeout are switched off: this
+    path alone must recover it (and a slow reboot cannot end the host's session instead)."""
+    monkeypatch.setattr(session_mod, "PROBE_AFTER", 1e9)
+    monkeypatch.setattr(session_mod, "OFFLINE_AFTER", 1e9)
 
     async def run() -> None:
-        cfg = _serial(table_config(tmp_path, players=2, uids=uids, pairing="auto",
-                                   options={"rounds": 1, "forbid_n9": False}), tmp_path)
-        a, b = _sims(tmp_path, uids, runtime="micropython")
-        async with running_daemon(cfg) as daemon:
+        async with _sealed_prompt_on_two(tmp_path) as (daemon, a, b, pid):
             runner = daemon.runners[TABLE]
-            try:
-                await asyncio.gather(asyncio.to_thread(a.start), asyncio.to_thread(b.start))
-                await wait_for(lambda: runner.box is not None and runner.box.sealed)
-                pid = runner.box.pid  # type: ignore[union-attr]
-                for s in (a, b):
-                    await asyncio.to_thread(
-                        s.wait_for, lambda v: v.pid == pid and v.state == "programming",
-                        20, "the sealed prompt")
-                seat_a = runner.table.seat_of(a.uid)
-                assert seat_a is not None
-                a.press(100)
-                await wait_for(lambda: runner.box is not None
-                               and runner.box.locked(seat_a.index))
-                await asyncio.to_thread(a.kill)  # the port stays up
-                await asyncio.to_thread(a.start)
-                b.press(100)
-                await wait_for(lambda: runner.box is None or runner.box.pid != pid,
-                               timeout=60, what="the reveal after the reboot")
-                assert _check(daemon.journal, uids) >= 1
-            finally:
-                await asyncio.gather(asyncio.to_thread(a.stop), asyncio.to_thread(b.stop))
+            seat_a = runner.table.seat_of(a.uid)
+            assert seat_a is not None
+            session_a = runner.sessions[a.uid]
+            a.press(100)
+            await wait_for(lambda: runner.box is not None and runner.box.locked(seat_a.index))
+            await _reboot_then_reveal(daemon, a, pid, [b])
+            assert runner.sessions[a.uid] is session_a and session_a.reidentified >= 1
+
+    asyncio.run(run())
+
+
+@pytest.mark.micropython
+def test_micropython_firmware_rebooting_before_it_locks_is_found_by_the_probe(
+        tmp_path: Path) -> None:
+    """A reboot behind a live port while the seat still owes its lock: the host has nothing
+    reliable to send it (the prompt was acknowledged), so no frame is refused with "no
+    session"; the quiet-seat probe asks again and the prompt is shown again."""
+
+    async def run() -> None:
+        async with _sealed_prompt_on_two(tmp_path) as (daemon, a, b, pid):
+            await _reboot_then_reveal(daemon, a, pid, [a, b])
 
     asyncio.run(run())

@@ -6,8 +6,12 @@ import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
+import pytest
+
 from dialbox.sessions import Session
+from dialbox.sessions import session as session_mod
 from dialbox.transports.local import LocalLink
+from dialbox_protocol import codec
 from dialbox_protocol.frames import Parsed, to_frame
 from dialbox_protocol.models import (
     Ack,
@@ -15,6 +19,8 @@ from dialbox_protocol.models import (
     Hello,
     Identify,
     Message,
+    Ping,
+    Pong,
     Prompt,
     Snapshot,
     Welcome,
@@ -102,3 +108,46 @@ async def _retransmits() -> None:
 
 def test_unacknowledged_frames_go_again_until_acknowledged() -> None:
     asyncio.run(_retransmits())
+
+
+async def _no_session() -> None:
+    host_end, dev = LocalLink.pair("t")
+    session = Session(host_end, _Host())
+    task = asyncio.create_task(session.run())
+    frames = dev.__aiter__()
+
+    async def until_pong(ms: int) -> list[Any]:
+        """The frames the session sends up to the pong for this ping (what it did before)."""
+        await dev.send(to_frame(Ping(ms=ms)))
+        seen = []
+        while True:
+            f = await _next(frames)
+            if isinstance(f, Pong) and f.ms == ms:
+                return seen
+            seen.append(f)
+
+    try:
+        assert isinstance(await _next(frames), Identify)
+        await dev.send(to_frame(Hello(fw="t", board="local", uid="d1")))
+        assert isinstance(await _next(frames), Welcome)
+        await dev.send(to_frame(Ack(ref=1)))
+        # another unexpected_now is only reported
+        await dev.send(to_frame(Error(code=codec.E_STATE, detail="already locked", ref=4)))
+        assert not [f for f in await until_pong(1) if isinstance(f, Identify)]
+        # the controller lost the session: one identify, however many frames it refuses
+        for ref in (2, 2, 3):
+            await dev.send(to_frame(Error(code=codec.E_STATE, detail=codec.NO_SESSION, ref=ref)))
+        assert sum(isinstance(f, Identify) for f in await until_pong(2)) == 1
+        assert session.reidentified == 1
+        await dev.send(to_frame(Hello(fw="t", board="local", uid="d1")))
+        welcome = await _next(frames)
+        assert isinstance(welcome, Welcome) and welcome.seq == 1  # a new session: resumed
+    finally:
+        await host_end.close()
+        await asyncio.wait_for(task, 5)
+
+
+def test_a_controller_without_a_session_is_identified_again_once(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(session_mod, "REIDENTIFY_EVERY", 3600.0)  # no second one in this test
+    asyncio.run(_no_session())

@@ -153,6 +153,13 @@ class Controller:
         t = msg["t"]
         seq = msg["seq"]
         if seq:
+            if not self.session.online and t != "welcome" and t != "config":
+                # No session (never welcomed, or the link timed out while the host's side
+                # stayed up): say so and change nothing; the host identifies again and
+                # resumes us. welcome starts a session; config is provisioning over USB.
+                # error and ack carry no seq: never answered, so no loop.
+                self._send("error", [codec.E_STATE, codec.NO_SESSION, seq], now)
+                return
             if t != "welcome" and self.session.seen(seq):
                 self.session.ack(seq)  # a retransmission we already processed
                 return

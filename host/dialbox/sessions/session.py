@@ -30,6 +30,7 @@ IDENTIFY_TRIES = 20
 HEARTBEAT = 1.0
 OFFLINE_AFTER = 3.0
 PROBE_AFTER = 5.0
+REIDENTIFY_EVERY = 0.5
 DEDUP_WINDOW = 16
 _UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal"}
 _DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
@@ -94,6 +95,9 @@ class Session:
         self._last_said = self._last_rx
         """When the controller last sent something other than a pong or an ack."""
         self._last_probe = 0.0
+        self._last_reidentify: float | None = None
+        self.reidentified = 0
+        """How many times the controller said it had no session and was asked to identify."""
         self._ever_welcomed = False
         self._identify_sent = 0
         self._closed = asyncio.Event()
@@ -237,7 +241,10 @@ class Session:
                 # The seat owes a lock or a reveal and its controller has said nothing but
                 # pongs and acks for a while: it may have lost our session (its link timed
                 # out, or it rebooted behind a USB port that stayed up) and be waiting for
-                # an identify. Ask; a controller still in the session just resumes.
+                # an identify. Ask; a controller still in the session just resumes. (Such a
+                # controller refuses our next reliable frame with "no session", which
+                # re-identifies it at once, see _no_session; this probe is the fallback
+                # while only pings reach it, and for firmware without that rule.)
                 self._last_probe = now
                 log.info("%s: quiet while its seat is awaited: identify again", self)
                 self._identify()
@@ -290,7 +297,10 @@ class Session:
             self._hello(msg)
             return
         if isinstance(msg, Error):
-            log.info("%s reports %s: %s", self, msg.code_name, msg.detail)
+            if msg.code == codec.E_STATE and msg.detail == codec.NO_SESSION:
+                self._no_session(msg)
+            else:
+                log.info("%s reports %s: %s", self, msg.code_name, msg.detail)
             return
         if not self.welcomed:
             # A controller that talks without a session (it rebooted, or we did): start one.
@@ -306,6 +316,21 @@ class Session:
             self.host.on_snapshot(self, msg)
         else:
             self.host.on_message(self, msg)
+
+    def _no_session(self, err: Error) -> None:
+        """The controller has lost our session (its link timed out while ours stayed up, or
+        it rebooted behind a live port) and refused a reliable frame: identify again now
+        (at most every REIDENTIFY_EVERY: each retransmission of that frame is refused too);
+        its hello resumes the session."""
+        if not self.welcomed:
+            return  # the identify retries of the handshake are running
+        now = time.monotonic()
+        if self._last_reidentify is not None and now - self._last_reidentify < REIDENTIFY_EVERY:
+            return
+        self._last_reidentify = now
+        self.reidentified += 1
+        log.info("%s has no session (refused frame %d): identify again", self, err.ref)
+        self._identify()
 
     def _hello(self, hello: Hello) -> None:
         if self.link.expected_uid is not None and hello.uid != self.link.expected_uid:

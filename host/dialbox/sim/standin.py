@@ -55,6 +55,11 @@ class HostStandin:
         self._write(frame)
         return seq
 
+    def send_once(self, name: str, seq: int, args: list[Any]) -> None:
+        """Write one frame with this seq as it is: not numbered, not sent again (a stray or
+        replayed frame)."""
+        self._write(codec.encode(name, seq, args))
+
     def restart_session(self) -> None:
         self.seq = 0
         with self._cond:
