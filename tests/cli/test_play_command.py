@@ -76,3 +76,52 @@ def test_any_registered_game_plays_even_without_a_drawing_or_bots(
     assert "centre wheel: 1 2 3 4 5 6 7 8 9" in out
     assert "'scores'" in out  # no draw(): the view is shown as data
     assert "done" in out
+
+
+def test_a_game_saved_when_a_player_quits_is_resumed_with_load(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    save = tmp_path / "half.json"
+    # seat 1 at the keyboard answers one decision, then quits: the game is saved half-played
+    monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
+    assert main(["play", "pixoid", "--humans", "1", "--bots", "3", "--seed", "5",
+                 "--save", str(save)]) == 1
+    legal = capsys.readouterr().out.split("your choice (? lists, q quits):")[1].split(",")[0]
+    monkeypatch.setattr("sys.stdin", io.StringIO(f"{legal.strip()}\nq\n"))
+    assert main(["play", "pixoid", "--humans", "1", "--bots", "3", "--seed", "5",
+                 "--save", str(save)]) == 1
+    half = get_game("pixoid").from_json(json.loads(save.read_text()))
+    assert len(half.log) >= 1 and not half.over
+    capsys.readouterr()
+    # resumed with bots in every seat, it plays on from there to the end
+    done = tmp_path / "done.json"
+    assert main(["play", "pixoid", "--load", str(save), "--humans", "0",
+                 "--save", str(done)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # (the console wraps long lines)
+    assert f"{len(half.log)} decision(s) replayed" in out
+    final = get_game("pixoid").from_json(json.loads(done.read_text()))
+    assert final.over and final.log[:len(half.log)] == half.log
+
+
+def test_a_broken_save_is_refused_with_the_reason(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    def said() -> str:
+        return " ".join(capsys.readouterr().out.split())  # (the console wraps long lines)
+
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    assert main(["play", "pixoid", "--load", str(bad)]) == 2
+    assert "is not a saved game (not JSON" in said()
+    assert main(["play", "pixoid", "--load", str(tmp_path / "missing.json")]) == 2
+    assert "cannot read" in said()
+    other = tmp_path / "other.json"
+    main(["play", "stadium", "--humans", "0", "--bots", "4", "--save", str(other)])
+    capsys.readouterr()
+    assert main(["play", "pixoid", "--load", str(other)]) == 2
+    assert "save is for 'stadium', not 'pixoid'" in said()
+    tampered = json.loads(other.read_text())
+    tampered["log"][0][0][1][0] = 99  # an answer no wheel has
+    other.write_text(json.dumps(tampered))
+    assert main(["play", "stadium", "--load", str(other)]) == 2
+    assert "does not replay" in said()

@@ -48,7 +48,11 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--option", "-o", action="append", default=[], metavar="KEY=VALUE",
                    help="a game option, e.g. -o layout=random (repeatable)")
     p.add_argument("--watch", action="store_true", help="draw the table after every decision")
-    p.add_argument("--save", type=Path, default=None, help="write the finished game here (JSON)")
+    p.add_argument("--save", type=Path, default=None,
+                   help="write the game here (JSON) when it ends or a player quits")
+    p.add_argument("--load", type=Path, default=None,
+                   help="resume a game written by --save: its players, seed and options come "
+                   "from the file; --humans says how many of its seats are at the keyboard")
     p.set_defaults(func=run)
 
 
@@ -191,6 +195,22 @@ def _read(console: Console) -> Callable[[str, bool], str]:
     return read
 
 
+def _load(cls: type[Game], path: Path) -> Game:
+    """The game saved at `path`, replayed (EngineError with the reason if it cannot be)."""
+    try:
+        data = json.loads(path.read_text())
+    except OSError as e:
+        raise EngineError(f"cannot read {path}: {e.strerror or e}") from None
+    except ValueError as e:
+        raise EngineError(f"{path} is not a saved game (not JSON: {e})") from None
+    if not isinstance(data, dict):
+        raise EngineError(f"{path} is not a saved game")
+    try:
+        return cls.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise EngineError(f"{path} is not a saved game ({type(e).__name__}: {e})") from None
+
+
 def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
     if args.humans < 0 or args.bots < 0:
@@ -205,12 +225,14 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"[red]no bot {args.bot!r} for {args.game}; bots: {', '.join(kinds)}[/]")
         return 2
     try:
-        game = cls(parse_options(args))
+        game = _load(cls, args.load) if args.load is not None else cls(parse_options(args))
     except EngineError as e:
         console.print(f"[red]{e}[/]")
         return 2
-    humans = list(range(args.humans))
-    seats = range(args.humans, game.options.players)
+    if args.load is not None:
+        console.print(f"resumed {args.load}: {len(game.log)} decision(s) replayed")
+    humans = list(range(min(args.humans, game.options.players)))
+    seats = range(len(humans), game.options.players)
     bots = {s: kinds[args.bot](args.seed * 100 + s) for s in seats}
     table = Table(game, humans, bots, console, getattr(module, "draw", None), _read(console),
                   args.watch)
