@@ -116,3 +116,16 @@ def test_a_journal_of_another_game_is_refused_clearly(tmp_path: Path,
     GameRunner(TableSettings("t1", "tests.host.games:Duel", 2), j)
     with pytest.raises(EngineError, match="journal holds a game of tests.host.games:Duel"):
         GameRunner(TableSettings("t1", "pixoid", 4), j)
+
+
+def test_devices_with_a_config_needs_its_mqtt_section(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    f = tmp_path / "serial-only.toml"
+    f.write_text(GOOD.format(journal=tmp_path / "j.sqlite"))
+    assert main(["devices", "--config", str(f), "/nonexistent/port-*"]) == 2
+    assert "has no [mqtt] section" in capsys.readouterr().out
+    broken = tmp_path / "broken.toml"
+    broken.write_text("[host\n")
+    assert main(["devices", "--config", str(broken)]) == 2
+    assert "broken.toml" in capsys.readouterr().out

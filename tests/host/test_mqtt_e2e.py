@@ -380,3 +380,29 @@ async def _tls(tmp_path: Path) -> None:
 
 def test_broker_config_with_tls_serves_the_host_and_controllers(tmp_path: Path) -> None:
     asyncio.run(_tls(tmp_path))
+
+
+async def _devices(tmp_path: Path) -> None:
+    from dialbox.cli.devices import on_broker
+    from dialbox.daemon.config import parse_config
+
+    broker = Broker(tmp_path, UIDS)
+    await broker.start()
+    try:
+        cfg = parse_config(table_config(tmp_path, players=3, uids=UIDS,
+                                        mqtt=broker.host_mqtt()), "test")
+        async with mqtt_doubles(broker, UIDS[:2]) as (a, b):
+            await b.stop()  # b leaves cleanly: its retained availability says offline
+            rows = await on_broker(cfg, 2.0)
+        assert {(r["table"], r["uid"], r["online"]) for r in rows} == {
+            (TABLE, "ctl-a", True), (TABLE, "ctl-b", False)}  # ctl-c was never seen
+        wrong = parse_config(table_config(tmp_path, players=3, uids=UIDS, mqtt={
+            **broker.host_mqtt(), "password": "not-the-password"}), "test")
+        rows = await on_broker(wrong, 2.0)
+        assert len(rows) == 1 and "cannot reach the broker" in rows[0]["error"]
+    finally:
+        broker.stop()
+
+
+def test_devices_lists_the_controllers_the_broker_knows(tmp_path: Path) -> None:
+    asyncio.run(_devices(tmp_path))
