@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from dialbox.lockbox import Phase
+from dialbox.doubles import ControllerDouble
+from dialbox.lockbox import Lockbox, Phase
+from dialbox.runner import GameRunner
 from dialbox.transports.local import LocalLink
 from dialbox_protocol import codec
 from dialbox_protocol.frames import to_frame
@@ -20,19 +22,25 @@ from tests.host.harness import (
 )
 
 
+async def _seated_and_prompted(runner: GameRunner, ds: list[ControllerDouble]) -> Lockbox:
+    """Each controller presses to take its seat; returns the first sealed prompt's lockbox
+    once every controller shows that prompt."""
+    for d in ds:
+        await wait_for(lambda: d.prompt is not None, what="pairing prompt")  # noqa: B023
+        d.lock()
+    await wait_for(lambda: runner.box is not None and runner.box.sealed
+                   and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in ds))
+    assert runner.box is not None
+    return runner.box
+
+
 async def _timeout_and_unlock(tmp_path: Path) -> None:
     uids = ["ctl-a", "ctl-b"]
     cfg = table_config(tmp_path, players=2, uids=uids, options={"rounds": 1},
                        prompt_timeout=1.0)
     async with running_daemon(cfg) as daemon, doubles(tmp_path, uids, auto=False) as (a, b):
         runner = daemon.runners[TABLE]
-        for d in (a, b):
-            await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
-            d.lock()
-        await wait_for(lambda: runner.box is not None and runner.box.sealed
-                       and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in (a, b)))
-        box = runner.box
-        assert box is not None
+        box = await _seated_and_prompted(runner, [a, b])
         a.turn(1, 2)
         a.lock()
         await wait_for(lambda: box.locked(0), what="a locked")
@@ -95,13 +103,7 @@ async def _late_frames(tmp_path: Path) -> None:
                        reveal_timeout=1.0)
     async with running_daemon(cfg) as daemon, doubles(tmp_path, uids, auto=False) as (a, b):
         runner = daemon.runners[TABLE]
-        for d in (a, b):
-            await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
-            d.lock()
-        await wait_for(lambda: runner.box is not None and runner.box.sealed
-                       and all(d.prompt and d.prompt["pid"] == runner.box.pid for d in (a, b)))
-        box = runner.box
-        assert box is not None
+        box = await _seated_and_prompted(runner, [a, b])
         a._later = lambda fn, think=(0.0, 0.0): None  # type: ignore[method-assign]
         a.lock()  # a's controller will not reveal when all are locked
         secret = a.secret  # (the void's `revealed` clears it from a's flash)
