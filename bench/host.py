@@ -61,6 +61,9 @@ class Rounds(Game):
     def snapshot(self) -> dict[str, Any]:
         return {"round": self.round}
 
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.snapshot()
+
     def flow(self) -> Flow:
         o = self.options
         assert isinstance(o, RoundsOptions)

@@ -67,7 +67,8 @@ def test_any_registered_game_plays_even_without_a_drawing_or_bots(
     from tests.engine import test_driver
 
     monkeypatch.setitem(registry.GAMES, "highcard", "tests.engine.test_driver")
-    monkeypatch.setattr(test_driver, "GAME", test_driver.HighCard, raising=False)
+    info = registry.GameInfo(game=test_driver.HighCard, title="High Card", players=(2,))
+    monkeypatch.setattr(test_driver, "INFO", info, raising=False)
     monkeypatch.setattr("sys.stdin", io.StringIO("0\n9\n9\n9\n"))
     code = main(["play", "highcard", "--humans", "1", "--bots", "1", "--seed", "2"])
     out = capsys.readouterr().out

@@ -121,7 +121,7 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
             await page.wait_for_selector("#link.ok")
 
             def attach(runner: Any) -> None:
-                runner.feed.listen(daemon_states.append)
+                runner.feed.listen(lambda st: daemon_states.append(st.model_dump(mode="json")))
                 shown.attach(runner)
 
             summary = await run_demo(game=game, players=4, controllers=2, seed=11,

@@ -1,33 +1,62 @@
-"""The adapter from the daemon's runner state to the displays' TableView."""
+"""The adapter from the daemon's TableState (and link facts) to the displays' TableView."""
 
 from __future__ import annotations
 
 import asyncio
 from typing import Any
 
+import pytest
+from pydantic import ValidationError
+
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import TableView
-from dialbox.displays.tablefeed import LinkInfo, Memory, TableFollower, table_view
+from dialbox.displays.tablefeed import TableFollower, table_view
+from dialbox.table import (
+    EventState,
+    Feed,
+    LinkInfo,
+    PromptState,
+    ResultState,
+    RevealState,
+    SeatState,
+    TableState,
+)
+
+NAMES = [("Red", "e53935"), ("Blue", "1e88e5"), ("Green", "43a047")]
 
 
 def seat(i: int, kind: str = "controller", online: bool = True, state: str = "idle",
-         uid: str | None = None) -> dict[str, Any]:
-    names = [("Red", "e53935"), ("Blue", "1e88e5"), ("Green", "43a047")]
-    return {"seat": i, "name": names[i][0], "colour": names[i][1], "kind": kind,
-            "uid": uid or (f"c{i}" if kind == "controller" else None), "online": online,
-            "team": None, "role": None, "state": state}
+         uid: str | None = None) -> SeatState:
+    return SeatState.model_validate({
+        "seat": i, "name": NAMES[i][0], "colour": NAMES[i][1], "kind": kind,
+        "uid": uid or (f"c{i}" if kind == "controller" else None), "online": online,
+        "state": state})
 
 
-def state(**changes: Any) -> dict[str, Any]:
+def prompt(phase: str = "open", locked: tuple[int, ...] = (2,), seats: tuple[int, ...] = (0, 1, 2),
+           pid: int = 7) -> PromptState:
+    return PromptState.model_validate({"pid": pid, "kind": "sealed", "phase": phase,
+                                       "seats": seats, "locked": locked,
+                                       "text": {s: "Move" for s in seats}})
+
+
+def state(**changes: Any) -> TableState:
     base: dict[str, Any] = {
         "table": "t", "game": "pixoid",
-        "seats": [seat(0, state="editing"), seat(1), seat(2, kind="bot")],
-        "prompt": {"pid": 7, "sealed": True, "phase": "open", "seats": [0, 1, 2],
-                   "locked": [2], "text": {0: "Move", 1: "Move", 2: "Move"}},
-        "revealed": None, "events": [], "view": {"round": 1}, "over": False, "result": None,
+        "seats": (seat(0, state="editing"), seat(1), seat(2, kind="bot")),
+        "prompt": prompt(), "view": {"round": 1},
     }
     base.update(changes)
-    return base
+    reveals = base.get("reveals", ())
+    base.setdefault("revealed", reveals[-1] if reveals else None)
+    return TableState(**base)
+
+
+def reveal(pid: int, choices: tuple[tuple[int, str], ...], kind: str = "sealed",
+           text: str = "Move") -> RevealState:
+    return RevealState.model_validate({"pid": pid, "kind": kind, "choices": choices,
+                                       "summary": "moved",
+                                       "text": {s: text for s, _ in choices}})
 
 
 LINKS = {"c0": LinkInfo("serial", "1.0.0", 0.4, 3.0, 0),
@@ -47,60 +76,69 @@ def test_seats_and_prompt_status_without_choices() -> None:
 
 
 def test_all_locked_then_revealed_with_labels() -> None:
-    memory = Memory()
-    locked = state(prompt={"pid": 7, "sealed": True, "phase": "alllocked", "seats": [0, 1, 2],
-                           "locked": [0, 1, 2], "text": {0: "Move"}})
-    v = table_view(locked, LINKS, memory=memory)
+    locked = state(prompt=prompt("alllocked", locked=(0, 1, 2)))
+    v = table_view(locked, LINKS)
     assert v.prompt is not None and v.prompt.phase == "alllocked"
     assert {a.status for a in v.prompt.asks} == {"locked"}
-    done = state(prompt=None, revealed={"pid": 7, "choices": [[0, "N 3"], [1, "E 1"],
-                                                              [2, "S 2"]], "summary": "moved"})
-    v = table_view(done, LINKS, memory=memory)
+    done = state(prompt=None, reveals=(reveal(7, ((0, "N 3"), (1, "E 1"), (2, "S 2"))),))
+    v = table_view(done, LINKS)
     assert v.reveal is not None and v.reveal.sealed and v.reveal.text == "Move"
     assert [(c.seat, c.text, [f.label for f in c.faces]) for c in v.reveal.choices] == [
         (0, "N 3", ["N", "3"]), (1, "E 1", ["E", "1"]), (2, "S 2", ["S", "2"])]
 
 
+def test_a_private_reveal_shows_no_choice() -> None:
+    private = RevealState(pid=8, kind="private", announced=((1, "plays a token face down"),),
+                          summary="Seat 2 plays a Bonus token face down.", text={1: "Bonus?"})
+    v = table_view(state(prompt=None, reveals=(private,)), LINKS)
+    assert v.reveal is None
+    with pytest.raises(ValidationError, match="private"):
+        RevealState(pid=8, kind="private", choices=((1, "Nitro"),))
+
+
+def test_the_state_refuses_a_choice_of_the_open_prompt() -> None:
+    with pytest.raises(ValidationError, match="prompt 7 is open"):
+        state(reveals=(reveal(7, ((0, "N 3"),)),))
+
+
 def test_offline_controller_and_void_are_told() -> None:
-    s = state(seats=[seat(0, online=False), seat(1), seat(2, kind="bot")],
-              events=[{"kind": "prompt.void", "text": "Asked again: seat 2: no", "data": {}}])
+    s = state(seats=(seat(0, online=False), seat(1), seat(2, kind="bot")),
+              events=(EventState(kind="prompt.void", text="Asked again: seat 2: no"),))
     v = table_view(s, {"c0": LinkInfo("serial", "1.0.0", 3.2, None, 3, online=False)})
     assert v.seats[0].status == "offline" and v.seats[0].heartbeat_age == 3.2
     codes = {n.code: n for n in v.notices}
     assert "Red's controller (c0) is offline" in codes["offline"].text
     assert "asked again" in codes["void"].text
-    over = table_view(state(seats=[seat(0, online=False)], prompt=None, over=True,
-                            result={"text": "Red wins", "scores": {"0": 3}, "winners": [0]}))
+    over = table_view(state(seats=(seat(0, online=False),), prompt=None, over=True,
+                            result=ResultState(text="Red wins", scores={0: 3}, winners=(0,))))
     assert over.stage == "over" and not over.notices and over.seats[0].status == "waiting"
     assert over.result is not None and over.result.scores == {0: 3}
 
 
 def test_lobby_until_the_first_prompt() -> None:
-    v = table_view(state(prompt=None, seats=[seat(0), seat(1, kind="empty", uid=None)]),
-                   pairing={"c9": "press to sit"})
-    assert v.stage == "lobby" and v.pairing[0].uid == "c9"
+    v = table_view(state(prompt=None, seats=(seat(0), seat(1, kind="empty", uid=None)),
+                         pairing=("c9",)))
+    assert v.stage == "lobby" and v.pairing[0].uid == "c9" and "press" in v.pairing[0].text
     assert v.progress is not None and (v.progress.done, v.progress.total) == (1, 2)
     assert v.seats[1].status == "empty"
 
 
 class FakeRunner:
+    """What the follower reads of a runner: its feed, its state and its links."""
+
     def __init__(self) -> None:
-        self.sessions: dict[str, Any] = {}
-        self.pairing: dict[str, int] = {}
-        self.listeners: list[Any] = []
+        self.feed: Feed[TableState] = Feed(source=self.state)
         self.current = state()
-        self.feed = self
 
-    def listen(self, fn: Any) -> None:
-        self.listeners.append(fn)
-
-    def state(self) -> dict[str, Any]:
+    def state(self) -> TableState:
         return self.current
 
-    def publish(self, st: dict[str, Any]) -> None:
+    def links(self) -> dict[str, LinkInfo]:
+        return dict(LINKS)
+
+    def publish(self, st: TableState) -> None:
         self.current = st
-        for fn in self.listeners:
-            fn(st)
+        self.feed.publish(st)
 
 
 def test_follower_publishes_every_state_and_marks_moments() -> None:
@@ -116,10 +154,8 @@ def test_follower_publishes_every_state_and_marks_moments() -> None:
 
         follower = TableFollower(runner, feed, pace=0.001, on_moment=camera)
         task = asyncio.create_task(follower.run())
-        runner.publish(state(prompt={"pid": 7, "sealed": True, "phase": "alllocked",
-                                     "seats": [0], "locked": [0], "text": {}}))
-        runner.publish(state(prompt=None, revealed={"pid": 7, "choices": [[0, "N 1"]],
-                                                    "summary": ""}))
+        runner.publish(state(prompt=prompt("alllocked", locked=(0,), seats=(0,))))
+        runner.publish(state(prompt=None, reveals=(reveal(7, ((0, "N 1"),)),)))
         await follower.drained()
         task.cancel()
         return seen, moments
@@ -128,6 +164,7 @@ def test_follower_publishes_every_state_and_marks_moments() -> None:
     assert [v.prompt.phase if v.prompt else "none" for v in seen[:3]] == [
         "open", "alllocked", "none"]
     assert moments == ["alllocked", "reveal"]  # no lobby: the table was already playing
+    assert seen[0].seats[0].transport == "serial"  # link facts from runner.links()
 
 
 def test_a_burst_of_reveals_gives_each_its_moment() -> None:
@@ -142,10 +179,8 @@ def test_a_burst_of_reveals_gives_each_its_moment() -> None:
 
         follower = TableFollower(runner, feed, on_moment=camera)
         task = asyncio.create_task(follower.run())
-        reveals = [{"pid": 7, "sealed": True, "choices": [[0, "N 1"]], "summary": "",
-                    "text": {0: "Move"}},
-                   {"pid": 8, "sealed": False, "choices": [[1, "Keep"]], "summary": "",
-                    "text": {1: "Keep which?"}}]
+        reveals = (reveal(7, ((0, "N 1"),)),
+                   reveal(8, ((1, "Keep"),), kind="open", text="Keep which?"))
         runner.publish(state(prompt=None, reveals=reveals))  # one state after two reveals
         await follower.drained()
         task.cancel()

@@ -35,6 +35,9 @@ class HighCard(Game):
     def snapshot(self) -> dict[str, Any]:
         return {"scores": list(self.scores), "round": self.round}
 
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.snapshot()  # nothing hidden: dials are sealed until applied
+
     def flow(self) -> Flow:
         for self.round in range(1, 4):
             wheel = Wheel.of(DIGIT_FACES, range(1, 10), {0: "0 is not a card"})

@@ -20,8 +20,8 @@ from dialbox.engine import (
     get_game,
     wheels,
 )
-from dialbox.engine.bots import LegalAnswers, RandomBot, SeatView, answer_with_bots, bot_kinds
-from dialbox.engine.registry import game_module
+from dialbox.engine.bots import LegalAnswers, RandomBot, SeatView, answer_with_bots
+from dialbox.engine.registry import game_info
 from dialbox.engine.wheels import DIGIT_FACES, LETTER_FACES
 
 
@@ -156,6 +156,6 @@ def test_wheel_choices_are_the_allowed_faces_in_order() -> None:
 
 def test_registry_names_pixoid_and_refuses_strangers() -> None:
     assert get_game("pixoid").name == "pixoid"
-    assert set(bot_kinds(game_module("pixoid"))) >= {"random", "heuristic"}
+    assert set(game_info("pixoid").bot_kinds) >= {"random", "heuristic"}
     with pytest.raises(UnknownGame, match="pixoid"):
         get_game("chess")

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field
 
 from dialbox.engine import Ask, Flow, Game, GameOptions, Result, Wheel, wheels
+from dialbox.engine.registry import GameInfo
 from dialbox.engine.wheels import DIGIT_FACES, DIRECTION_FACES, LETTER_FACES
 
 
@@ -29,6 +30,9 @@ class Duel(Game):
 
     def snapshot(self) -> dict[str, Any]:
         return {"scores": list(self.scores), "round": self.round}
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        return self.snapshot()  # nothing hidden: dials are sealed until applied
 
     def explain(self, ask: Ask, selection: tuple[int, int, int]) -> str | None:
         o = self.options
@@ -62,5 +66,6 @@ class Duel(Game):
                              [s for s, v in enumerate(self.scores) if v == top], "done")
 
 
-GAME = Duel
-DUEL = "tests.host.games:Duel"
+INFO = GameInfo(game=Duel, title="Duel", players=(1, 2, 3, 4, 5, 6))
+DUEL = "tests.host.games"
+"""The game's name in a config: the package path that holds its INFO."""

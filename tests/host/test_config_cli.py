@@ -42,14 +42,15 @@ def test_a_good_config_loads(tmp_path: Path) -> None:
     ("text", "expected"),
     [
         ("[[tables]]\nname = 'x'\ngame = 'pixoid'\nplayers = 9\n", "tables.0.players"),
-        ("[[tables]]\nname = 'x'\ngame = 'pixoid'\nplayers = 2\nbots = [3]\n", "bot seat 3"),
+        ("[[tables]]\nname = 'x'\ngame = 'pixoid'\nplayers = 4\nbots = [5]\n", "bot seat 5"),
+        ("[[tables]]\nname = 'x'\ngame = 'pixoid'\nplayers = 2\n", "pixoid is for 3-4 players"),
         ("[host]\nname = 'pi'\n", "tables: Field required"),
         ("[[tables]]\nname = 'a b'\ngame = 'g'\nplayers = 2\n", "tables.0.name"),
         ("[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\ncolour = 'red'\n", "colour"),
         ("[mqtt]\nport = 0\n[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\n", "mqtt.port"),
         ("[[tables]\nname = 'x'\n", "not valid TOML"),
-        ("[[tables]]\nname = 'x'\ngame = 'g'\nplayers = 2\nteams = ['a', 'b', 'c']\n",
-         "teams lists 3 seats"),
+        ("[[tables]]\nname = 'x'\ngame = 'pixoid'\nplayers = 4\n"
+         "teams = ['a', 'b', 'c', 'd', 'e']\n", "teams lists 5 seats"),
     ],
 )
 def test_a_malformed_config_names_the_problem(tmp_path: Path, text: str, expected: str,
@@ -113,8 +114,8 @@ def test_a_journal_of_another_game_is_refused_clearly(tmp_path: Path,
     from dialbox.runner import GameRunner, TableSettings
 
     j = Journal(tmp_path / "j.sqlite")
-    GameRunner(TableSettings("t1", "tests.host.games:Duel", 2), j)
-    with pytest.raises(EngineError, match="journal holds a game of tests.host.games:Duel"):
+    GameRunner(TableSettings("t1", "tests.host.games", 2), j)
+    with pytest.raises(EngineError, match="journal holds a game of tests.host.games at"):
         GameRunner(TableSettings("t1", "pixoid", 4), j)
 
 

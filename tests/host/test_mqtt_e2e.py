@@ -10,6 +10,7 @@ from typing import Any
 import aiomqtt
 
 from dialbox.lockbox import Phase
+from dialbox.table import TableState
 from dialbox.transports.mqtt import split_payload
 from dialbox_protocol import codec
 from tests.host.harness import (
@@ -92,6 +93,9 @@ async def _game(tmp_path: Path) -> None:
         assert _assert_sealed_until_all_locked(seen) >= 9
         states = [json.loads(p) for t, p in seen if t == f"dialbox/{TABLE}/state"]
         assert states and states[-1]["over"]
+        for t, p in seen:  # every retained state is a TableState (its validators held)
+            if t == f"dialbox/{TABLE}/state":
+                TableState.model_validate_json(p)
         for s in states:  # the public state names no selection of an open prompt
             if s["prompt"] is not None:
                 assert "sel" not in json.dumps(s["prompt"])

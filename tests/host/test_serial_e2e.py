@@ -49,10 +49,11 @@ async def _unplug_replug(tmp_path: Path) -> None:
     cfg = table_config(tmp_path, players=2, uids=uids, options={"rounds": 2})
     async with running_daemon(cfg) as daemon, doubles(tmp_path, uids, auto=False) as (a, b):
         runner = daemon.runners[TABLE]
-        # pairing: each presses its button on the "take a seat" prompt
+        # pairing: each presses its button on the "take a seat" prompt, a first (seat 1)
         for d in (a, b):
             await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
             d.lock()
+            await wait_for(lambda d=d: runner.table.seat_of(d.uid) is not None, what="seated")
         # round 1: a locks, is unplugged, b locks (all locked while a is away), a comes back
         pid = await _prompt_open(daemon, [a, b])
         a.turn(1, 3)

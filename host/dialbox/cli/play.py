@@ -21,8 +21,8 @@ from dialbox.engine import (
     Selection,
     game_names,
 )
-from dialbox.engine.bots import Bot, LegalAnswers, SeatView, bot_kinds
-from dialbox.engine.registry import game_module
+from dialbox.engine.bots import Bot, LegalAnswers, SeatView
+from dialbox.engine.registry import game_info
 
 WHEEL_NAMES = ("left", "centre", "right")
 
@@ -50,6 +50,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--watch", action="store_true", help="draw the table after every decision")
     p.add_argument("--save", type=Path, default=None,
                    help="write the game here (JSON) when it ends or a player quits")
+    p.add_argument("--position", type=Path, default=None, metavar="FILE",
+                   help="start from a position (JSON, the game's documented position format) "
+                   "instead of the usual setup")
     p.add_argument("--load", type=Path, default=None,
                    help="resume a game written by --save: its players, seed and options come "
                    "from the file; --humans says how many of its seats are at the keyboard")
@@ -94,8 +97,12 @@ class Table:
         self.console.print(self.draw(view) if self.draw is not None else Pretty(view))
 
     def show_events(self, events: Sequence[Event]) -> None:
+        """Public events; a private one only when its player is the one human at the table
+        (with several humans at one keyboard, nobody's secrets are printed)."""
+        only = next(iter(self.humans)) if len(self.humans) == 1 else None
         for e in events:
-            self.console.print(f"  [cyan]•[/] {e.text}")
+            if e.public or (only is not None and e.to == only):
+                self.console.print(f"  [cyan]•[/] {e.text}")
 
     def ask_human(self, ask: Ask) -> Selection | None:
         """Read one legal selection from the keyboard; None if the player quits."""
@@ -197,18 +204,23 @@ def _read(console: Console) -> Callable[[str, bool], str]:
 
 def _load(cls: type[Game], path: Path) -> Game:
     """The game saved at `path`, replayed (EngineError with the reason if it cannot be)."""
+    data = _read_json(path, "saved game")
+    try:
+        return cls.from_json(data)
+    except (KeyError, TypeError, ValueError) as e:
+        raise EngineError(f"{path} is not a saved game ({type(e).__name__}: {e})") from None
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
     try:
         data = json.loads(path.read_text())
     except OSError as e:
         raise EngineError(f"cannot read {path}: {e.strerror or e}") from None
     except ValueError as e:
-        raise EngineError(f"{path} is not a saved game (not JSON: {e})") from None
+        raise EngineError(f"{path} is not a {what} (not JSON: {e})") from None
     if not isinstance(data, dict):
-        raise EngineError(f"{path} is not a saved game")
-    try:
-        return cls.from_json(data)
-    except (KeyError, TypeError, ValueError) as e:
-        raise EngineError(f"{path} is not a saved game ({type(e).__name__}: {e})") from None
+        raise EngineError(f"{path} is not a {what} (a JSON object)")
+    return data
 
 
 def run(args: argparse.Namespace) -> int:
@@ -216,16 +228,16 @@ def run(args: argparse.Namespace) -> int:
     if args.humans < 0 or args.bots < 0:
         console.print("[red]--humans and --bots count players: 0 or more[/]")
         return 2
-    module = game_module(args.game)
-    cls: type[Game] = module.GAME
-    kinds = bot_kinds(module)
-    if args.bot is None:
-        args.bot = "heuristic" if "heuristic" in kinds else "random"
-    if args.bot not in kinds:
-        console.print(f"[red]no bot {args.bot!r} for {args.game}; bots: {', '.join(kinds)}[/]")
-        return 2
+    info = game_info(args.game)
+    cls: type[Game] = info.game
     try:
-        game = _load(cls, args.load) if args.load is not None else cls(parse_options(args))
+        bot = info.bot(args.bot)
+        if args.load is not None:
+            game = _load(cls, args.load)
+        elif args.position is not None:
+            game = cls.from_position(parse_options(args), _read_json(args.position, "position"))
+        else:
+            game = cls(parse_options(args))
     except EngineError as e:
         console.print(f"[red]{e}[/]")
         return 2
@@ -233,9 +245,8 @@ def run(args: argparse.Namespace) -> int:
         console.print(f"resumed {args.load}: {len(game.log)} decision(s) replayed")
     humans = list(range(min(args.humans, game.options.players)))
     seats = range(len(humans), game.options.players)
-    bots = {s: kinds[args.bot](args.seed * 100 + s) for s in seats}
-    table = Table(game, humans, bots, console, getattr(module, "draw", None), _read(console),
-                  args.watch)
+    bots = {s: bot(args.seed * 100 + s) for s in seats}
+    table = Table(game, humans, bots, console, info.draw, _read(console), args.watch)
     finished = table.play()
     if args.save is not None:
         args.save.write_text(json.dumps(game.to_json(), indent=1))

@@ -10,6 +10,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from dialbox.displays.ledstrip import LedStripConfig
 from dialbox.displays.show import ScreenConfig
+from dialbox.engine.errors import EngineError
+from dialbox.engine.registry import game_info
 from dialbox.runner import TableSettings
 
 Name = str
@@ -76,7 +78,13 @@ class TableSection(_Strict):
 
     @model_validator(mode="after")
     def _bots_fit(self) -> TableSection:
-        seats = self.seats or self.players
+        try:
+            info = game_info(self.game)
+            info.check_players(self.players)
+            seats = self.seats or info.seats(
+                {"players": self.players, "seed": self.seed, **self.options})
+        except EngineError as e:
+            raise ValueError(str(e)) from None
         for what, values in (("teams", self.teams), ("roles", self.roles)):
             if len(values) > seats:
                 raise ValueError(f"{what} lists {len(values)} seats, the table has {seats}")

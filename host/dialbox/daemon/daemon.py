@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from typing import Any
 
@@ -143,7 +142,7 @@ class Daemon:
             nonlocal due, last
             due = None
             last = asyncio.get_running_loop().time()
-            hub.publish_state(json.dumps(runner.state(), separators=(",", ":")).encode())
+            hub.publish_state(runner.state().model_dump_json().encode())
 
         def changed() -> None:
             # at most one retained state message per table every STATE_EVERY seconds: the

@@ -21,6 +21,7 @@ from dialbox.broker import write_broker_config
 from dialbox.daemon.config import parse_config
 from dialbox.daemon.daemon import Daemon
 from dialbox.doubles import ControllerDouble
+from dialbox.engine.registry import game_info
 from dialbox.processes import stop_process
 
 log = logging.getLogger("dialbox.demo")
@@ -162,7 +163,7 @@ async def run_demo(
     """
     if controller_play not in ("bot", "random"):
         raise ValueError(f"controller_play is 'bot' or 'random', not {controller_play!r}")
-    seats = 4 if game == "pixoid" and players == 3 else players
+    seats = game_info(game).seats({"players": players, "seed": seed, **(options or {})})
     n = seats if controllers is None else min(controllers, seats)
     uids = [f"sim{i + 1}" for i in range(n)]
     with tempfile.TemporaryDirectory(prefix="dialbox-demo-") as tmp:
@@ -195,8 +196,8 @@ async def run_demo(
                 cfg["serial"] = {"ports": [str(work / "links" / "*")], "usb": []}
             daemon = Daemon(parse_config(cfg, "demo"))
             runner = daemon.runners[TABLE]
-            if on_state is not None:
-                runner.feed.listen(on_state)
+            if on_state is not None:  # the retained state's JSON (docs/host.md)
+                runner.feed.listen(lambda st: on_state(st.model_dump(mode="json")))
             if on_runner is not None:  # the displays follow the table (dialbox.displays)
                 on_runner(runner)
             task = asyncio.create_task(daemon.run())
@@ -244,7 +245,7 @@ async def run_demo(
                 reveal_ms=[t * 1000 for t in runner.reveal_times],
                 restarts=restarts,
                 controller_play="random" if used_runtime == "double" else controller_play,
-                voided=[e["text"] for e in runner.events if e.get("kind") == "prompt.void"],
+                voided=[e.text for e in runner.events if e.kind == "prompt.void"],
                 refused=list(runner.refused_reveals),
             )
 

@@ -12,7 +12,7 @@ BACKLOG = 1024
 class PublicFeed(Feed[TableView]):
     """Latest public table state plus every change, for the screen, the strip and the terminal.
 
-    Unlike the runner's latest-only `dialbox.table.Feed` (whose dicts `tablefeed` reads),
+    Unlike the runner's latest-only `dialbox.table.Feed` (whose TableStates `tablefeed` reads),
     subscribers here see each state in order (up to BACKLOG behind), so
     a short moment such as "all locked" reaches every display even when the reveal follows
     within milliseconds.

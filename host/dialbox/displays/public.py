@@ -14,6 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dialbox.displays.ledstrip import SeatStatus
+from dialbox.engine.registry import game_info
 
 Occupant = Literal["empty", "controller", "bot"]
 Stage = Literal["lobby", "playing", "over"]
@@ -176,17 +177,10 @@ class TableView(_Frozen):
         return {"type": "table", "state": self.model_dump(mode="json")}
 
 
-GAME_TITLES: dict[str, tuple[str, str]] = {
-    "pixoid": ("Pixoid", "3-4"),
-    "outspeed": ("Outspeed", "3-6"),
-    "stadium": ("Stadium", "4 or 6"),
-}
-"""Titles for the lobby's game list; a game not named here shows its registry name."""
-
-
 def game_choices(names: list[str]) -> tuple[GameChoice, ...]:
-    return tuple(
-        GameChoice(name=n, title=GAME_TITLES.get(n, (n.title(), ""))[0],
-                   players=GAME_TITLES.get(n, ("", "?"))[1])
-        for n in names
-    )
+    """The lobby's game list, from each game package's GameInfo."""
+    out = []
+    for n in names:
+        info = game_info(n)
+        out.append(GameChoice(name=n, title=info.title, players=info.players_text))
+    return tuple(out)

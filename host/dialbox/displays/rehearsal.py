@@ -11,7 +11,6 @@ controllers at a real table.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import random
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal
@@ -34,32 +33,13 @@ from dialbox.displays.public import (
     TableView,
     game_choices,
 )
-from dialbox.engine import Ask, Decision, Event, Game, Selection, game_names, get_game
-from dialbox.engine.bots import Bot, RandomBot
+from dialbox.engine import Ask, Decision, Event, Game, Selection, game_names
+from dialbox.engine.bots import Bot
+from dialbox.engine.registry import game_info
 from dialbox.table import PLAYER_COLOURS
 
 WHEEL_NAMES: tuple[Literal["left", "centre", "right"], ...] = ("left", "centre", "right")
 EVENTS_KEPT = 40
-
-# Each game's own bot, if it ships one: module, class. Otherwise RandomBot.
-GAME_BOTS: dict[str, tuple[str, str]] = {
-    "pixoid": ("dialbox.games.pixoid.bots", "PixoidBot"),
-    "outspeed": ("dialbox.games.outspeed.bots", "RacerBot"),
-}
-
-
-def seat_bot(game: str, seed: int) -> Bot:
-    """The game's own bot for one seat, or a random one if the game has none."""
-    where = GAME_BOTS.get(game)
-    if where is not None:
-        try:
-            cls = getattr(importlib.import_module(where[0]), where[1])
-            bot: Bot = cls(seed=seed)
-            return bot
-        except (ImportError, AttributeError, TypeError):
-            pass
-    return RandomBot(seed)
-
 
 def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
     """A revealed selection in the faces and words the table reads."""
@@ -71,6 +51,12 @@ def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
         faces.append(FaceView(wheel=WHEEL_NAMES[pos], label=face.label, colour=face.colour.lower()))
     return ChoiceView(seat=ask.seat, faces=tuple(faces),
                       text=" ".join(f.label for f in faces) or "-")
+
+
+def private_choice(game: Game, ask: Ask, sel: Selection) -> ChoiceView:
+    """A private answer as the table sees it: only its public part, never its faces."""
+    return ChoiceView(seat=ask.seat, faces=(),
+                      text=game.public_part(ask, sel) or "chosen in private")
 
 
 def prompt_text(d: Decision) -> str:
@@ -106,7 +92,9 @@ class Rehearsal:
         self.players = players
         self.seed = seed
         self.pace = pace
-        self.controllers = min(controllers, players)
+        self.info = game_info(game)
+        seats = self.info.seats({"players": players, "seed": seed, **dict(options or {})})
+        self.controllers = min(controllers, seats)
         self.drop_seat = drop_seat
         self.options = dict(options or {})
         self.table = table
@@ -116,7 +104,7 @@ class Rehearsal:
         self.game: Game | None = None
         self.seats: list[SeatView] = [
             SeatView(seat=i, name=PLAYER_COLOURS[i][0], colour=PLAYER_COLOURS[i][1])
-            for i in range(players)
+            for i in range(seats)
         ]
         self.prompt: PromptView | None = None
         self.reveal: PromptView | None = None
@@ -180,7 +168,10 @@ class Rehearsal:
         self.set_seat(seat, status=status)
 
     def add_events(self, events: Sequence[Event]) -> None:
+        """The game's public events (a private one stays with its player)."""
         for e in events:
+            if not e.public:
+                continue
             self._event_n += 1
             self.events.append(EventView(n=self._event_n, kind=e.kind, text=e.text,
                                          data=dict(e.data)))
@@ -188,7 +179,7 @@ class Rehearsal:
     # ------------------------------------------------------------ the lobby
 
     async def seat_everyone(self) -> None:
-        total = self.players
+        total = len(self.seats)
         for i in range(total):
             self.progress = Progress(label="Seating players", done=i, total=total)
             if i < self.controllers:
@@ -255,7 +246,7 @@ class Rehearsal:
 
     async def play_decision(self, game: Game, d: Decision, bots: Mapping[int, Bot]) -> None:
         # The bots dial now, in secret: their answers stay here until the reveal.
-        answers = {a.seat: bots[a.seat].choose(game.view(a.seat), a, list(game.legal(a)))
+        answers = {a.seat: bots[a.answerer].choose(game.view(a.answerer), a, list(game.legal(a)))
                    for a in d.asks}
         self._pid += 1
         if self.on_answers is not None:
@@ -273,7 +264,8 @@ class Rehearsal:
             self.set_ask(seat, "programming")
             self.publish()
             await self.beat(0.8)
-        choices = tuple(choice_of(a, answers[a.seat]) for a in d.asks)
+        choices = tuple(choice_of(a, answers[a.seat]) if not d.private else
+                        private_choice(game, a, answers[a.seat]) for a in d.asks)
         for s in d.seats:
             self.set_ask(s, "revealed")
         assert self.prompt is not None
@@ -294,14 +286,15 @@ class Rehearsal:
         self.publish()
         await self.beat()
         await self.seat_everyone()
-        cls = get_game(self.game_name)
+        info = self.info
         opts = {"players": self.players, "seed": self.seed, **self.options}
-        game = cls(opts)
+        game = info.game(opts)
         self.game = game
-        bots = {s: seat_bot(self.game_name, self.seed * 10 + s) for s in range(self.players)}
-        if self.game_name == "stadium":  # two Teams: even seats Blue Starz, odd seats Red Sunz
-            for i in range(self.players):
-                self.set_seat(i, team=("blue", "red")[i % 2])
+        bot = info.bot()
+        bots = {s: bot(self.seed * 10 + s) for s in range(len(self.seats))}
+        for i, team in enumerate(info.seat_teams(opts)):
+            if team is not None:
+                self.set_seat(i, team=team)
         self.stage = "playing"
         self.add_events(game.events)
         self.publish()

@@ -7,12 +7,13 @@ from dialbox.engine.errors import (
     EngineError,
     IllegalChoice,
     InvalidOptions,
+    InvalidPosition,
     NotPending,
     UnknownGame,
 )
 from dialbox.engine.events import Event
 from dialbox.engine.game import Flow, Game, GameOptions, Result
-from dialbox.engine.registry import game_names, get_game
+from dialbox.engine.registry import GameInfo, game_info, game_names, get_game
 from dialbox.engine.wheels import (
     CENTRE,
     DIGIT_FACES,
@@ -30,7 +31,7 @@ from dialbox.engine.wheels import (
 __all__ = [
     "CENTRE", "DIGIT_FACES", "DIRECTION_FACES", "INACTIVE", "LEFT", "LETTER_FACES", "RIGHT",
     "Answers", "Ask", "Chance", "CorruptSave", "Decision", "Die", "DieFace", "EngineError",
-    "Event", "Face", "Flow", "Game", "GameOptions", "IllegalChoice", "InvalidOptions",
-    "NotPending", "Result", "Selection", "UnknownGame", "Wheel", "game_names", "get_game",
-    "wheels",
+    "Event", "Face", "Flow", "Game", "GameInfo", "GameOptions", "IllegalChoice",
+    "InvalidOptions", "InvalidPosition", "NotPending", "Result", "Selection", "UnknownGame",
+    "Wheel", "game_info", "game_names", "get_game", "wheels",
 ]

@@ -132,10 +132,3 @@ def play_out(game: Game, bots: Mapping[int, Bot], max_decisions: int = 1_000_000
         game.apply(answer_with_bots(game, bots))
         n += 1
     return n
-
-
-def bot_kinds(module: Any) -> dict[str, BotFactory]:
-    """The bots a game module offers (its `BOTS` mapping), with "random" always among them."""
-    kinds: dict[str, BotFactory] = {"random": RandomBot}
-    kinds.update(getattr(module, "BOTS", {}))
-    return kinds

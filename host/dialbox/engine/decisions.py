@@ -1,14 +1,21 @@
-"""Decisions: what the game needs next from which seats, sealed or open."""
+"""Decisions: what the game needs next from which seats: sealed, open or private."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Literal
 
 from dialbox.engine.wheels import Selection, Wheels
 
 Answers = Mapping[int, Selection]
 """Answers to a decision: seat -> selection."""
+
+DecisionKind = Literal["sealed", "open", "private"]
+"""sealed: simultaneous secret choices, commit-reveal on the controllers, all revealed together;
+open: one acting seat, the answer is public at once;
+private: one or more seats answer, each answer stays in its own seat's view until a rule
+reveals it (a token played face down, a card kept from a draw)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,14 +42,10 @@ class Ask:
 
 @dataclass(frozen=True, slots=True)
 class Decision:
-    """Zero-or-more seats answer together.
-
-    sealed: a simultaneous secret choice (commit-reveal on the controllers); open: the
-    answer is public as soon as it is made (one acting seat, e.g. "keep which token?").
-    """
+    """Zero-or-more seats answer together; `kind` says who may see the answers when."""
 
     id: int
-    sealed: bool
+    kind: DecisionKind
     asks: tuple[Ask, ...]
     unlock: bool = True
     """Whether a locked seat may unlock again until the last seat has locked."""
@@ -51,6 +54,16 @@ class Decision:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "seat_set", frozenset(a.seat for a in self.asks))
+
+    @property
+    def sealed(self) -> bool:
+        """Commit-reveal on the controllers: nobody's answer exists outside until all lock."""
+        return self.kind == "sealed"
+
+    @property
+    def private(self) -> bool:
+        """Answers that only their own seats may see until a rule reveals them."""
+        return self.kind == "private"
 
     @property
     def seats(self) -> tuple[int, ...]:

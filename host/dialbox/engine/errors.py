@@ -11,6 +11,11 @@ class InvalidOptions(EngineError):
     """The options a game was created with break its rules (e.g. Stadium with 5 players)."""
 
 
+class InvalidPosition(InvalidOptions):
+    """A position (a mid-game state to start from) that is malformed or breaks the rules;
+    the message names the offending field."""
+
+
 class IllegalChoice(EngineError):
     """An answer the rules do not allow here; the message explains why in the rules' words."""
 

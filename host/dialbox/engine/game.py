@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from abc import ABC, abstractmethod
 from collections.abc import Generator, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -20,7 +21,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dialbox.engine.chance import Chance, Die, DieFace
 from dialbox.engine.decisions import Answers, Ask, Decision
-from dialbox.engine.errors import CorruptSave, IllegalChoice, InvalidOptions, NotPending
+from dialbox.engine.errors import (
+    CorruptSave,
+    IllegalChoice,
+    InvalidOptions,
+    InvalidPosition,
+    NotPending,
+)
 from dialbox.engine.events import Event
 from dialbox.engine.wheels import CENTRE, INACTIVE, Face, Selection, Wheel, wheels
 
@@ -66,9 +73,14 @@ class Game(ABC):
 
     name: ClassVar[str]
     Options: ClassVar[type[GameOptions]] = GameOptions
+    Position: ClassVar[type[BaseModel] | None] = None
+    """The model of a position this game can start from (`from_position`), if any."""
 
-    def __init__(self, options: GameOptions | Mapping[str, Any], *, quiet: bool = False) -> None:
+    def __init__(self, options: GameOptions | Mapping[str, Any], *, quiet: bool = False,
+                 position: BaseModel | None = None) -> None:
         self.options = self.parse_options(options)
+        self.start_position = position
+        """The position the game started from (None: the usual setup)."""
         self.quiet = quiet
         """Quiet games (bot playouts, benchmarks) record no events; flows may skip
         building event texts when it is set."""
@@ -78,7 +90,12 @@ class Game(ABC):
         self.log: list[dict[int, Selection]] = []
         self.result: Result | None = None
         self._next_decision = 1
-        self.setup()
+        self.undisclosed: set[int] = set()
+        """Private decisions whose answers no rule has revealed yet (see `disclose`)."""
+        if position is None:
+            self.setup()
+        else:
+            self.setup_position(position)
         self._flow: Flow = self.flow()
         self._pending: Decision | None = self._advance(None)
 
@@ -88,17 +105,60 @@ class Game(ABC):
     def setup(self) -> None:
         """Build the starting state from self.options (randomness via self.chance)."""
 
+    def setup_position(self, position: BaseModel) -> None:
+        """Build the state from a validated position instead of the usual setup. Games that
+        declare `Position` implement it (raise InvalidPosition naming the field if the
+        position breaks a rule); the flow then starts from that state."""
+        raise InvalidPosition(f"{self.name} cannot be set up from a position")
+
+    @classmethod
+    def from_position(cls, options: GameOptions | Mapping[str, Any],
+                      position: BaseModel | Mapping[str, Any]) -> Game:
+        """A game set up from `position` (docs/engine.md, "Positions")."""
+        model = cls.Position
+        if model is None:
+            raise InvalidPosition(f"{cls.name} cannot be set up from a position")
+        if not isinstance(position, model):
+            raw = position.model_dump() if isinstance(position, BaseModel) else position
+            try:
+                position = model.model_validate(raw)
+            except ValidationError as e:
+                err = e.errors()[0]
+                where = ".".join(str(p) for p in err["loc"]) or "position"
+                more = f" (and {len(e.errors()) - 1} more)" if len(e.errors()) > 1 else ""
+                raise InvalidPosition(f"{cls.name} position: {where}: {err['msg']}{more}") \
+                    from None
+        return cls(options, position=position)
+
     @abstractmethod
     def flow(self) -> Flow:
         """The rules as a generator of Decisions. Set self.result before returning."""
 
     @abstractmethod
     def snapshot(self) -> dict[str, Any]:
-        """The whole state as JSON-able data (hidden information included)."""
+        """The whole state as JSON-able data (hidden information included). Never shown:
+        it feeds state hashes and saves only."""
 
+    @abstractmethod
     def view(self, seat: int | None) -> dict[str, Any]:
-        """What `seat` may see (None: the public table). Hide secrets by overriding."""
-        return self.snapshot()
+        """What player `seat` may see (None: the public table, e.g. the screen and the
+        retained MQTT state). There is deliberately no default: a game states what is public.
+        A seat sees its own private information only; the generic non-interference test
+        (tests/engine/test_secrets.py) checks every registered game."""
+
+    def public_part(self, ask: Ask, selection: Selection) -> str | None:
+        """What the table learns at once from a private answer, in words (None: nothing),
+        e.g. that a Ship plays a Bonus token, not which one. Shown with the reveal; the
+        non-interference test compares only answers with the same public part."""
+        return None
+
+    def swap_hidden(self, player: int, rng: random.Random) -> bool:
+        """Test hook for hidden dealt components: change what only `player` knows (a card in
+        its hand, a token it holds) for something else the table cannot tell apart (e.g. a
+        card still in the deck), keeping all public information. Return False if `player`
+        holds nothing hidden now. The non-interference test calls it on a copy of a game and
+        checks that no other view changes; games that deal hidden components implement it."""
+        return False
 
     def explain(self, ask: Ask, selection: Selection) -> str | None:
         """Rules that span wheels: return why `selection` is illegal, or None if legal."""
@@ -121,20 +181,36 @@ class Game(ABC):
             raise InvalidOptions(f"{cls.name}: {problems}") from None
 
     def sealed(self, asks: list[Ask] | tuple[Ask, ...], unlock: bool = True) -> Decision:
-        """A simultaneous secret decision for several seats."""
-        d = Decision(self._next_decision, True, tuple(asks), unlock)
+        """A simultaneous secret decision for several seats (commit-reveal, revealed together)."""
+        d = Decision(self._next_decision, "sealed", tuple(asks), unlock)
         self._next_decision += 1
         return d
 
     def open(self, ask: Ask) -> Decision:
-        """An open decision for one acting seat."""
-        d = Decision(self._next_decision, False, (ask,), True)
+        """An open decision for one acting seat: its answer is public at once."""
+        d = Decision(self._next_decision, "open", (ask,), True)
         self._next_decision += 1
         return d
 
-    def emit(self, kind: str, text: str, **data: Any) -> None:
+    def private(self, asks: list[Ask] | tuple[Ask, ...], unlock: bool = True) -> Decision:
+        """A private decision: each answer stays in its own seat's view (and private events,
+        `emit(..., to=seat)`) until the rules reveal it with `disclose(decision)`."""
+        d = Decision(self._next_decision, "private", tuple(asks), unlock)
+        self._next_decision += 1
+        self.undisclosed.add(d.id)
+        return d
+
+    def disclose(self, *decisions: Decision | int) -> None:
+        """The rules have revealed these private decisions' answers (or their consequences)
+        to the table. Only the non-interference test reads this: it compares the other
+        seats' views only while a private answer is still undisclosed."""
+        for d in decisions:
+            self.undisclosed.discard(d if isinstance(d, int) else d.id)
+
+    def emit(self, kind: str, text: str, *, to: int | None = None, **data: Any) -> None:
+        """Record an event; `to`: the one player who may see it (private), None: public."""
         if not self.quiet:
-            self.events.append(Event(kind, text, data))
+            self.events.append(Event(kind, text, data, to))
 
     def roll(self, die: Die, seat: int) -> Generator[Decision, dict[int, Selection], DieFace]:
         """Roll a die: from the RNG, or (physical dice) ask `seat` to dial the rolled face."""
@@ -264,6 +340,7 @@ class Game(ABC):
         }
         return {
             "decision": d.id,
+            "kind": d.kind,
             "sealed": d.sealed,
             "seats": list(d.seats),
             "locked": list(self.locked),
@@ -278,9 +355,11 @@ class Game(ABC):
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"game": self.name, "options": self.options.model_dump()}
+        if self.start_position is not None:
+            out["position"] = self.start_position.model_dump(mode="json")
         return {
-            "game": self.name,
-            "options": self.options.model_dump(),
+            **out,
             "log": [[[seat, list(sel)] for seat, sel in sorted(a.items())] for a in self.log],
             "state": self.snapshot(),
             "hash": self.state_hash(),
@@ -291,7 +370,9 @@ class Game(ABC):
         """Rebuild a saved game by replaying its log; CorruptSave if it does not match."""
         if data.get("game") != cls.name:
             raise CorruptSave(f"save is for {data.get('game')!r}, not {cls.name!r}")
-        game = cls(data["options"])
+        position = data.get("position")
+        game = cls(data["options"]) if position is None else \
+            cls.from_position(data["options"], position)
         for i, entry in enumerate(data.get("log", [])):
             answers = {int(seat): (int(s[0]), int(s[1]), int(s[2])) for seat, s in entry}
             try:

@@ -21,7 +21,10 @@ import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dialbox.journal.entries import Step
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entry (
@@ -93,8 +96,15 @@ class Journal:
     def append(self, table: str, kind: str, **data: Any) -> None:
         """Collect one entry (written by the next sync(): before any frame goes out, at the
         latest at the end of this turn of the event loop; at once outside an event loop)."""
+        self._collect(table, kind, _JSON.encode(data))
+
+    def record(self, table: str, step: Step) -> None:
+        """Collect one typed entry (dialbox.journal.entries), as append() does."""
+        self._collect(table, step.kind, step.model_dump_json())
+
+    def _collect(self, table: str, kind: str, data: str) -> None:
         first = not self._pending
-        self._pending.append((table, kind, _JSON.encode(data), time.time()))
+        self._pending.append((table, kind, data, time.time()))
         if first:
             try:
                 asyncio.get_running_loop().call_soon(self.sync)

@@ -186,6 +186,11 @@ class Session:
     def unacked(self) -> int:
         return len(self._unacked)
 
+    @property
+    def last_heard(self) -> float:
+        """When the controller last sent anything (`time.monotonic()`)."""
+        return self._last_rx
+
     # ------------------------------------------------------------------ running
 
     async def run(self) -> None:

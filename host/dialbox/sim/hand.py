@@ -16,12 +16,15 @@ import logging
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from dialbox.engine.bots import Bot
+from dialbox.engine.bots import Bot, LegalAnswers, SeatView
 from dialbox.engine.decisions import Ask
 from dialbox.engine.wheels import INACTIVE, Selection, Wheel
 from dialbox.sim.controller import SimError, SimView
+
+if TYPE_CHECKING:
+    from dialbox.runner import GameRunner
 
 log = logging.getLogger("dialbox.sim.hand")
 
@@ -78,20 +81,16 @@ class RunnerSeat:
     as locked or not (their sealed choices are on their controllers, not in the game).
     """
 
-    def __init__(self, runner: Any) -> None:
+    def __init__(self, runner: GameRunner) -> None:
         self.runner = runner
 
     def ask(self, pid: int, seat: int) -> Ask | None:
-        box, game = self.runner.box, self.runner.game
-        decision = game.pending
+        box, decision = self.runner.box, self.runner.game.pending
         if box is None or box.pid != pid or decision is None or seat not in decision.seat_set:
             return None
-        found: Ask = decision.ask_for(seat)
-        return found
+        return decision.ask_for(seat)
 
     def choose(self, bot: Bot, ask: Ask) -> Selection:
-        from dialbox.engine.bots import LegalAnswers, SeatView
-
         game = self.runner.game
         return bot.choose(SeatView(game, ask.answerer), ask, LegalAnswers(game, ask))
 

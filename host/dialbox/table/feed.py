@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
-from typing import Any, Generic, TypeVar
+from typing import Generic, TypeVar
 
-State = dict[str, Any]
 T = TypeVar("T")
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+
+from dialbox.table.state import SeatState
 
 PLAYER_COLOURS: tuple[tuple[str, str], ...] = (
     ("Red", "e53935"),
@@ -39,18 +40,14 @@ class Seat:
     def taken(self) -> bool:
         return self.bot or self.uid is not None
 
-    def public(self) -> dict[str, Any]:
-        return {
-            "seat": self.index,
-            "name": self.name,
-            "colour": self.colour,
-            "kind": "bot" if self.bot else "controller" if self.uid else "empty",
-            "uid": self.uid,
-            "online": self.online or self.bot,
-            "team": self.team,
-            "role": self.role,
-            "state": self.state,
-        }
+    def public(self) -> SeatState:
+        """The seat as the table sees it."""
+        return SeatState(
+            seat=self.index, name=self.name, colour=self.colour,
+            kind="bot" if self.bot else "controller" if self.uid else "empty",
+            uid=self.uid, online=self.online or self.bot, team=self.team, role=self.role,
+            state=self.state,
+        )
 
 
 class Table:

@@ -292,7 +292,8 @@ class MqttHub:
             raise
 
     def publish_state(self, payload: bytes) -> None:
-        """The table's public state, retained (never a selection before all-locked)."""
+        """The table's public state, retained: the JSON of a `dialbox.table.TableState`
+        (never a selection before all-locked, never a private answer)."""
         with contextlib.suppress(LinkClosed):
             self.publish(self.topics.state, payload, retain=True)
 

@@ -7,7 +7,7 @@ import doctest
 import pytest
 
 from dialbox.games.stadium import medals
-from dialbox.games.stadium.components import DICE, LAYOUT, TILES
+from dialbox.games.stadium.components import load_dice, load_tiles
 from dialbox.games.stadium.medals import Podium, points, three_medals
 
 
@@ -42,12 +42,14 @@ def test_podium_continues_across_rounds() -> None:
 
 
 def test_points_and_tiles() -> None:
+    sample = load_tiles("sample")
+    tiles, layout, dice = sample.tiles, sample.layout, load_dice("sample")
     assert points([1, 1, 1]) == 7 and points([2, 0, 3]) == 11
-    kinds = [t.kind for t in TILES.values()]
+    kinds = [t.kind for t in tiles.values()]
     assert (kinds.count("standard"), kinds.count("rest"), kinds.count("final")) == (9, 3, 4)
-    assert LAYOUT.count("standard") == 6 and LAYOUT[-2:] == ("final", "final")
-    assert TILES["pole_vault"].number("rungs") == [9, 7, 5, 3, 2, 1]
-    assert TILES["equestrian"].number("obstacles")[1] == 4  # the booklet's example
-    assert set(DICE) == {"white", "green", "yellow", "blue", "red"}
-    assert any(f.mark == "intercept" for f in DICE["white"].faces)
-    assert any(f.value < 0 for f in DICE["yellow"].faces)
+    assert layout.count("standard") == 6 and layout[-2:] == ("final", "final")
+    assert tiles["pole_vault"].number("rungs") == [9, 7, 5, 3, 2, 1]
+    assert tiles["equestrian"].number("obstacles")[1] == 4  # the booklet's example
+    assert set(dice) == {"white", "green", "yellow", "blue", "red"}
+    assert any(f.mark == "intercept" for f in dice["white"].faces)
+    assert any(f.value < 0 for f in dice["yellow"].faces)

@@ -13,9 +13,11 @@ from dialbox.engine import Game, InvalidOptions, get_game
 from dialbox.engine.bots import Bot, RandomBot, answer_with_bots
 from dialbox.games.stadium import Stadium
 from dialbox.games.stadium.bots import StadiumBot
-from dialbox.games.stadium.components import LAYOUT, TILES
+from dialbox.games.stadium.components import load_tiles
 from dialbox.games.stadium.medals import MEDALS, points
 
+SAMPLE = load_tiles("sample")
+TILES, LAYOUT = SAMPLE.tiles, SAMPLE.layout
 GAMES = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -108,7 +108,7 @@ def test_scenario(trial: str | None, case: dict[str, Any]) -> None:
 
 
 def test_every_trial_has_a_scenario_file() -> None:
-    from dialbox.games.stadium.components import TILES
+    from dialbox.games.stadium.components import load_tiles
 
     covered = {json.loads(p.read_text()).get("trial") for p in HERE.glob("*.json")}
-    assert set(TILES) <= covered
+    assert set(load_tiles("sample").tiles) <= covered

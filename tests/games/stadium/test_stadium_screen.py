@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rich.console import Console
 
-from dialbox.engine.bots import bot_kinds, play_out
-from dialbox.engine.registry import game_module
-from dialbox.games.stadium import BOTS, Stadium, draw
+from dialbox.engine.bots import play_out
+from dialbox.engine.registry import game_info
+from dialbox.games.stadium import INFO, Stadium, draw
 from dialbox.games.stadium.bots import StadiumBot
 
 
@@ -27,6 +27,6 @@ def test_draw_shows_the_table_in_seat_terms() -> None:
 
 
 def test_dialbox_play_finds_the_heuristic_bot() -> None:
-    kinds = bot_kinds(game_module("stadium"))
+    kinds = game_info("stadium").bot_kinds
     assert kinds["heuristic"] is StadiumBot and "random" in kinds
-    assert BOTS["heuristic"] is StadiumBot
+    assert INFO.bots["heuristic"] is StadiumBot

@@ -12,8 +12,6 @@ const PHASE_WORDS = {
   revealed: "Revealed.",
   void: "A reveal did not match its lock: this turn is asked again.",
 };
-const TEAM_COLOURS = { blue: "1e88e5", red: "e53935" };
-const ROUTE_COLOURS = { red: "e53935", yellow: "fdd835", green: "43a047" };
 
 // What the page showed, for tests and for anyone debugging a table: one entry per render.
 const shown = { log: [], frames: 0, strip: 0 };
@@ -21,7 +19,6 @@ window.dialbox = shown;
 
 let current = null;       // the last TableView
 let revealShown = null;   // pid of the reveal on screen
-let trials = null;        // Stadium Trial summaries (static JSON)
 
 // ---------------------------------------------------------------- little DOM helpers
 
@@ -162,10 +159,7 @@ function renderEvents(v) {
   list.scrollTop = list.scrollHeight;
 }
 
-function teamOf(v, i) {
-  if (seatOf(v, i).team) return seatOf(v, i).team;
-  return v.game === "stadium" ? (i % 2 ? "Red Sunz" : "Blue Starz") : "";
-}
+function teamOf(v, i) { return seatOf(v, i).team || ""; }
 
 function renderResult(v) {
   const el = $("result");
@@ -213,156 +207,73 @@ function renderLobby(v) {
 
 function stat(k, val) { return h("div", { class: "stat" }, h("div", { class: "k" }, k), h("div", { class: "v" }, val)); }
 
-function pixoidBoard(v, b) {
-  const board = b.board || {};
-  const n = board.size || 0;
-  const walls = board.walls || [];
-  const starts = board.starts || [];
-  const bonus = new Set(b.bonus || []);
-  const cubes = b.cubes || [];
-  const C = 56, P = 24;
-  const svg = s("svg", { viewBox: `0 0 ${n * C + 2 * P} ${n * C + 2 * P}`, width: n * C + 2 * P, "data-board": "pixoid" });
-  svg.append(s("rect", { x: P, y: P, width: n * C, height: n * C, rx: 6, fill: "#14301f" }));
-  for (let r = 0; r < n; r++) for (let c = 0; c < n; c++) {
-    const x = P + c * C, y = P + r * C, p = r * n + c;
-    svg.append(s("rect", { x: x + 2, y: y + 2, width: C - 4, height: C - 4, rx: 5, fill: "#1d4029", stroke: "#2d5a3b" }));
-    const si = starts.indexOf(p);
-    if (si >= 0) svg.append(s("text", { x: x + C / 2, y: y + C / 2 + 6, "text-anchor": "middle", fill: "#5f8f6d", "font-size": 18 }, String.fromCharCode(65 + si)));
-    if (bonus.has(p)) svg.append(s("rect", { x: x + C / 2 - 9, y: y + C / 2 - 9, width: 18, height: 18, fill: "#ffffff", transform: `rotate(45 ${x + C / 2} ${y + C / 2})`, "data-bonus": p }));
-  }
-  // walls: bit 0 up, 1 right, 2 down, 3 left
-  const wall = (x1, y1, x2, y2) => svg.append(s("line", { x1, y1, x2, y2, stroke: "#e8f0ff", "stroke-width": 6, "stroke-linecap": "round" }));
-  for (let p = 0; p < walls.length; p++) {
-    const r = Math.floor(p / n), c = p % n, x = P + c * C, y = P + r * C, w = walls[p];
-    if (w & 1) wall(x, y, x + C, y);
-    if (w & 2) wall(x + C, y, x + C, y + C);
-    if (w & 4) wall(x, y + C, x + C, y + C);
-    if (w & 8) wall(x, y, x, y + C);
-  }
-  const at = {};
-  cubes.forEach((p, i) => { if (p !== null && p !== undefined) (at[p] = at[p] || []).push(i); });
-  for (const [p, who] of Object.entries(at)) {
-    const r = Math.floor(p / n), c = p % n;
-    who.forEach((i, k) => {
-      const x = P + c * C + C / 2 + (k - (who.length - 1) / 2) * 16, y = P + r * C + C / 2;
-      const col = hex(seatOf(v, i).colour);
-      if (i === b.pixoid) {
-        svg.append(s("rect", { x: x - 17, y: y - 17, width: 34, height: 34, rx: 5, fill: col, stroke: "#fff", "stroke-width": 3, "data-cube": i }));
-        svg.append(s("text", { x, y: y + 7, "text-anchor": "middle", "font-size": 20, "font-weight": 700, fill: "#111" }, "P"));
-      } else {
-        svg.append(s("rect", { x: x - 11, y: y - 11, width: 22, height: 22, rx: 4, fill: col, stroke: "#111", "data-cube": i }));
-        svg.append(s("text", { x, y: y + 5, "text-anchor": "middle", "font-size": 13, "font-weight": 700, fill: "#111" }, String(i + 1)));
-      }
-    });
-  }
-  const scores = (b.scores || []).map((sc, i) => h("div", { class: "fuel", "data-seat": i },
-    h("span", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i)),
-    h("span", {}, i === b.pixoid ? "Pixoid" : "Bug"), h("b", {}, String(sc))));
-  return h("div", { class: "panel" },
-    h("div", { class: "board-head" }, h("span", { class: "big" }, "Pixoid"),
-      h("span", { class: "badge" }, board.name || "maze")),
-    h("div", { class: "pixoid-wrap" }, svg,
-      h("div", {}, h("div", { class: "stats" },
-        stat("Round", (b.round ?? "–") + (b.rounds ? " / " + b.rounds : "")), stat("Turn", b.turn ?? "–"),
-        stat("Reserve", b.reserve ?? "–"), stat("Bonus taken", b.bonus_taken ?? 0)),
-        h("h2", { style: "margin-top:14px" }, "Scores"), scores)));
+// Each game draws its own board: its package's board.js (served at /games/<game>/board.js)
+// registers `DialboxBoards[game] = (view, board) => Element`, using the helpers on
+// `window.Dialbox` (docs/displays.md, "A game's board renderer"). The page's <script> tags
+// load the board of every registered game after this file; a game the page does not know yet
+// (say a plug-in registered after the page loaded) has its board.js loaded on demand.
+window.DialboxBoards = window.DialboxBoards || {};
+const boardLoads = {};    // game -> "loading" | "loaded" | "failed" (on-demand loads)
+
+function style(id, css) {
+  // A board's own CSS, added once to the page (as <style data-board-style="id">).
+  if (document.querySelector(`style[data-board-style="${CSS.escape(id)}"]`)) return;
+  document.head.append(h("style", { "data-board-style": id }, css));
 }
 
-function outspeedBoard(v, b) {
-  const rear = b.rear || 0, boards = b.boards || 2, per = 7;
-  const ff = b.forcefields || {};
-  const zones = b.zones || [];
-  const track = h("div", { class: "track", "data-board": "outspeed" });
-  for (let k = 0; k < boards; k++) {
-    const pb = h("div", { class: "pboard" });
-    for (let z = rear + k * per; z < rear + (k + 1) * per; z++) {
-      const ships = zones.map((zz, i) => (zz === z ? i : null)).filter((i) => i !== null);
-      pb.append(h("div", { class: "zone" + (ff[z] ? " ff" : ""), "data-zone": z },
-        h("span", { class: "zn" }, z),
-        ff[z] ? h("span", { class: "ffmark" }, "◈ ×" + ff[z]) : null,
-        ships.map((i) => h("div", { class: "ship", "data-ship": i, style: "background:" + hex(seatOf(v, i).colour) }, String(i + 1)))));
-    }
-    track.append(pb);
-  }
-  const tile = b.tile || { routes: {} };
-  const routes = h("div", { class: "routes" }, ["red", "yellow", "green"].map((c) => {
-    const r = tile.routes[c];
-    return h("div", { class: "route" + (r ? "" : " off"), "data-route": c, style: "border-color:" + hex(ROUTE_COLOURS[c]) },
-      h("div", { class: "rt" }, c + " " + { red: "A", yellow: "B", green: "C" }[c],
-        r && r.condition ? h("span", { class: "badge" }, r.condition) : null),
-      h("div", {}, r ? (r.effect || r.text) : "light off"));
-  }));
-  const fuel = (b.fuel || []).map((f, i) => h("div", { class: "fuel", "data-seat": i },
-    h("span", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i)),
-    b.alive && !b.alive[i] ? h("span", { class: "badge bad" }, "eliminated")
-      : h("div", { class: "bar" }, h("div", { style: `width:${Math.min(100, f * 100 / 20)}%;background:${hex(seatOf(v, i).colour)}` })),
-    h("b", {}, f + " fuel" + (Array.isArray(b.tokens) ? " · " + (typeof b.tokens[i] === "number" ? b.tokens[i] : b.tokens[i].length) + " tok" : ""))));
-  return h("div", { class: "panel" },
-    h("div", { class: "board-head" }, h("span", { class: "big" }, "Outspeed"),
-      h("span", { class: "badge" }, "turn " + b.turn), h("span", { class: "badge" }, b.phase),
-      h("span", { class: "badge" }, (b.tiles_left ?? "?") + " tiles left"), h("span", { class: "badge" }, "side " + b.side)),
-    track,
-    h("h2", { style: "margin-top:12px" }, (tile.finish ? "Finish Line tile " : "Track tile ") + (tile.number ?? "") + (tile.title ? " — " + tile.title : "")),
-    routes,
-    h("h2", { style: "margin-top:12px" }, "Fuel and Bonus tokens"), fuel);
+function redraw() {
+  // Draw the board of the current state again (a board's data arrived, its script loaded).
+  if (current) renderBoard(current);
 }
 
-function talkBadge(talk) {
-  if (!talk) return null;
-  const cls = talk === "allowed" ? "ok" : talk === "forbidden" ? "bad" : "warn";
-  const words = talk === "allowed" ? "Talking allowed" : talk === "forbidden" ? "No talking" : "Talk: " + talk;
-  return h("span", { class: "badge talk " + cls, "data-talk": talk }, words);
+window.Dialbox = Object.freeze({ h, s, hex, stat, seatOf, seatName, teamOf, style, redraw });
+
+function loadBoard(game) {
+  // A board script the page has no <script> tag for: ask the server once, redraw when loaded.
+  const src = "/games/" + encodeURIComponent(game) + "/board.js";
+  if (boardLoads[game] || document.querySelector(`script[data-board-game="${CSS.escape(game)}"]`)) return;
+  boardLoads[game] = "loading";
+  const el = document.createElement("script");
+  el.src = src;
+  el.dataset.boardGame = game;
+  el.onload = () => { boardLoads[game] = "loaded"; redraw(); };
+  el.onerror = () => { boardLoads[game] = "failed"; el.remove(); };
+  document.head.append(el);
 }
 
-function stadiumBoard(v, b) {
-  const info = (trials && trials.trials) || {};
-  // The Trial in play: `trial` {key, name, talk, summary} (older views: `stage` {trial, ...}).
-  const t = b.trial || b.stage || {};
-  const stage = { trial: t.key || t.trial, name: t.name, talk: t.talk, summary: t.summary };
-  const track = h("div", { class: "trials", "data-board": "stadium" }, (b.track || []).map((key, i) => {
-    const known = info[key];
-    const revealed = i < b.revealed;
-    return h("div", { class: "trial" + (revealed ? "" : " back") + (i === b.revealed - 1 && stage.trial ? " current" : ""), "data-trial": i },
-      h("span", { class: "tn" }, revealed ? (known ? known.name : key) : key), h("span", {}, "#" + (i + 1)));
-  }));
-  const cur = stage.trial ? info[stage.trial] : null;
-  const rules = stage.trial ? h("div", { class: "rules", "data-trial-rules": stage.trial },
-    h("div", { class: "board-head" }, h("span", { class: "big" }, stage.name || stage.trial), talkBadge(stage.talk)),
-    stage.summary || (cur ? cur.rules : "")) : null;
-  const medals = h("div", { class: "medals" }, ["blue", "red"].map((t, ti) => {
-    const raw = (b.medals || {})[t] || {};
-    const m = Array.isArray(raw) ? { gold: raw[0], silver: raw[1], bronze: raw[2] } : raw;
-    const icons = [];
-    for (const kind of ["gold", "silver", "bronze"]) for (let k = 0; k < (m[kind] || 0); k++)
-      icons.push(h("span", { class: "medal " + kind }, kind[0].toUpperCase()));
-    return h("div", { class: "team", "data-team": t, style: "border-color:" + hex(TEAM_COLOURS[t]) },
-      h("div", { class: "tname" }, t === "blue" ? "Blue Starz" : "Red Sunz", " ",
-        h("span", { class: "badge" }, ((b.points || [])[ti] ?? 0) + " points")),
-      h("div", {}, icons.length ? icons : h("span", { class: "badge" }, "no Medals yet")));
-  }));
-  const energy = (b.energy || []).map((e, i) => h("div", { class: "fuel", "data-seat": i },
-    h("span", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i),
-      i === b.first ? " ⚑" : ""),
-    h("div", { class: "bar" }, h("div", { style: `width:${e * 100 / 30}%;background:${hex(i % 2 ? TEAM_COLOURS.red : TEAM_COLOURS.blue)}` })),
-    h("b", {}, e + "⚡" + (b.score && b.score[i] !== null && b.score[i] !== undefined
-      ? " · score " + b.score[i] : ""))));
-  return h("div", { class: "panel" },
-    h("div", { class: "board-head" }, h("span", { class: "big" }, "Stadium"),
-      h("span", { class: "badge" }, "Trial " + (b.revealed || 0) + " of " + (b.track || []).length)),
-    track, rules, medals, h("h2", {}, "Athletes' Energy (team colour bar, ⚑ first player)"), energy);
+function plain(val) {
+  if (val === null || val === undefined) return "—";
+  if (typeof val !== "object") return String(val);
+  if (Array.isArray(val) && val.every((x) => x === null || typeof x !== "object"))
+    return val.map((x) => (x === null ? "—" : String(x))).join(", ");
+  return JSON.stringify(val);
 }
 
 function genericBoard(v, b) {
-  return h("div", { class: "panel" }, h("h2", {}, v.game || "board"),
-    h("pre", { style: "white-space:pre-wrap;font-size:12px" }, JSON.stringify(b, null, 1)));
+  // A game without a board.js: its public view as a readable key/value table.
+  const game = v.games.find((g) => g.name === v.game);
+  return h("div", { class: "panel", "data-board": "generic" },
+    h("div", { class: "board-head" }, h("span", { class: "big" }, game ? game.title : (v.game || "Board")),
+      h("span", { class: "badge" }, "public view")),
+    h("table", { class: "kv" }, Object.entries(b).map(([k, val]) =>
+      h("tr", { "data-key": k }, h("th", {}, k), h("td", {}, plain(val))))));
 }
-
-const BOARDS = { pixoid: pixoidBoard, outspeed: outspeedBoard, stadium: stadiumBoard };
 
 function renderBoard(v) {
   const el = $("board");
   if (!v.board || v.stage === "lobby") { el.replaceChildren(); return; }
-  el.replaceChildren((BOARDS[v.game] || genericBoard)(v, v.board));
+  const draw = v.game ? window.DialboxBoards[v.game] : undefined;
+  if (!draw && v.game) loadBoard(v.game);
+  let board;
+  try {
+    board = (draw || genericBoard)(v, v.board);
+  } catch (e) {
+    // A broken board must not blank the rest of the screen: show the generic one, and report
+    // the error as uncaught (the console, the browser tests) without stopping this render.
+    board = genericBoard(v, v.board);
+    setTimeout(() => { throw e; });
+  }
+  el.replaceChildren(board);
 }
 
 // ---------------------------------------------------------------- the strip
@@ -420,8 +331,6 @@ function connect() {
   };
 }
 
-fetch("/static/stadium-trials.json").then((r) => r.json()).then((j) => {
-  trials = j;
-  if (current) render(current);
-}).catch(() => {});
-connect();
+// Connect once the page has run every script, the boards' included.
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect);
+else connect();

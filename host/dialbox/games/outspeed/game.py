@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Generator
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dialbox.engine.decisions import Ask
-from dialbox.engine.errors import InvalidOptions
+from dialbox.engine.errors import InvalidOptions, InvalidPosition
 from dialbox.engine.game import Flow, Game, GameOptions, Result
 from dialbox.engine.wheels import (
     CENTRE,
@@ -91,7 +92,7 @@ TOKEN_FACES: tuple[Face, ...] = (Face("Pass", 0, "9e9e9e"),) + tuple(
 """Centre wheel in the Bonus prompt: face 0 passes, faces 1-6 are the six token kinds."""
 
 
-class Position(BaseModel):
+class OutspeedPosition(BaseModel):
     """A position to start from instead of the usual setup (scenarios, puzzles, tests)."""
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -111,6 +112,10 @@ class Position(BaseModel):
     side: Literal["3-4", "5-6"] | None = None
 
 
+Position = OutspeedPosition
+"""The older name, still used by scenario files and saves."""
+
+
 class OutspeedOptions(GameOptions):
     """Outspeed's options; see docs/rules-notes.md for why each named option exists."""
 
@@ -120,7 +125,7 @@ class OutspeedOptions(GameOptions):
     """When the centre-wheel X is dialled: with the route, or after the routes are revealed."""
     forced_routes: Literal["any", "cheapest"] = "any"
     """When no lit route is affordable: any lit route may be programmed, or only the cheapest."""
-    position: Position | None = None
+    position: OutspeedPosition | None = None
 
     @model_validator(mode="after")
     def _check(self) -> OutspeedOptions:
@@ -138,6 +143,15 @@ class Outspeed(Game):
 
     name = "outspeed"
     Options = OutspeedOptions
+    Position = OutspeedPosition
+
+    def setup_position(self, position: BaseModel) -> None:
+        """`Game.from_position`: the same as the `position` option (kept for old saves)."""
+        assert isinstance(position, OutspeedPosition)
+        opts = self.options
+        assert isinstance(opts, OutspeedOptions)
+        self.options = opts.model_copy(update={"position": position})
+        self.setup()
 
     # ------------------------------------------------------------------ setup and state
 
@@ -161,6 +175,8 @@ class Outspeed(Game):
         self.facedown: dict[int, str] = {}
         self.drawing: tuple[int, list[str]] | None = None
         self.last_routes: dict[int, str] = {}
+        self._under: list[tuple[int, int]] = []
+        """(keep decision, depth from the top) of each token put back under the stack."""
         pos = opts.position
         if pos is None:
             self.side = "5-6" if n >= 5 else "3-4"
@@ -185,19 +201,27 @@ class Outspeed(Game):
             self._setup_position(pos)
         self._check_side()
 
-    def _setup_position(self, pos: Position) -> None:
+    def _setup_position(self, pos: OutspeedPosition) -> None:
         n = self.opts.players
-        if len(pos.zones) != n or len(pos.fuel) != n or (pos.tokens and len(pos.tokens) != n):
-            raise InvalidOptions(f"outspeed: position lists must have one entry per seat ({n})")
-        if pos.boards not in (2, 3) or any(f < 0 for f in pos.fuel):
-            raise InvalidOptions("outspeed: a position has 2 or 3 boards and no negative Fuel")
+        for field, values in (("zones", pos.zones), ("fuel", pos.fuel), ("tokens", pos.tokens)):
+            if values and len(values) != n or field != "tokens" and not values:
+                raise InvalidPosition(f"outspeed position: {field}: one entry per seat ({n}), "
+                                      f"not {len(values)}")
+        if pos.boards not in (2, 3):
+            raise InvalidPosition(f"outspeed position: boards: 2 or 3, not {pos.boards}")
+        if any(f < 0 for f in pos.fuel):
+            raise InvalidPosition("outspeed position: fuel: no negative Fuel")
         bad = [t for t in pos.tiles if t not in self.tileset.tiles]
         if not pos.tiles or bad:
-            raise InvalidOptions(f"outspeed: position tiles unknown to the tile set: {bad}")
-        for hand in pos.tokens:
-            for k in hand:
+            raise InvalidPosition(f"outspeed position: tiles: unknown to the tile set "
+                                  f"{self.opts.tile_set!r}: {bad or 'none given'}")
+        piles = [(f"tokens.{s}", hand) for s, hand in enumerate(pos.tokens)]
+        piles += [("bonus_stack", pos.bonus_stack or []), ("discard", pos.discard)]
+        for where, pile in piles:
+            for k in pile:
                 if k not in KINDS:
-                    raise InvalidOptions(f"outspeed: unknown Bonus token {k!r}")
+                    raise InvalidPosition(f"outspeed position: {where}: unknown Bonus token "
+                                          f"{k!r} (one of {', '.join(KINDS)})")
         self.stack = list(pos.tiles)
         self.fuel = list(pos.fuel)
         self.side = pos.side or ("5-6" if n >= 5 else "3-4")
@@ -208,7 +232,8 @@ class Outspeed(Game):
                 self.alive[s] = False
                 self.eliminated_on[s] = 0
             elif not self.track.rear <= z <= self.track.front:
-                raise InvalidOptions(f"outspeed: seat {s + 1}'s zone {z} is not on the boards")
+                raise InvalidPosition(f"outspeed position: zones.{s}: zone {z} is not on the "
+                                      f"boards ({self.track.rear}-{self.track.front})")
             else:
                 self.track.zones[s] = z
         self.held = [list(h) for h in pos.tokens] if pos.tokens else [[] for _ in range(n)]
@@ -417,15 +442,20 @@ class Outspeed(Game):
                    wheels(None, Wheel.of(TOKEN_FACES, allowed, reasons), None), (-1, 0, -1))
 
     def _bonus_phase(self) -> Step:
+        """Front to back, every Ship holding a token says whether it plays one; the token
+        itself is a private answer, face down until all have decided (rulebook, Bonus)."""
         order = sorted(self.racing(), key=lambda s: (-self.track.zones[s], s))
         played: dict[int, str] = {}
+        decisions = []
         for s in order:
             if not self.held[s]:
                 continue
+            # A Ship whose tokens are all unplayable now is still asked (it can only pass):
+            # skipping it would tell the table that it holds no playable token.
             ok, why = self.playable(s)
-            if not ok:
-                continue
-            answers = yield self.open(self._bonus_ask(s, ok, why))
+            d = self.private([self._bonus_ask(s, ok, why)])
+            decisions.append(d)
+            answers = yield d
             idx = answers[s][CENTRE]
             if idx == 0:
                 self.emit("outspeed.bonus.pass", f"Seat {s + 1} plays no Bonus token.", seat=s)
@@ -436,6 +466,9 @@ class Outspeed(Game):
             played[s] = kind
             self.emit("outspeed.bonus.announce", f"Seat {s + 1} plays a Bonus token face down.",
                       seat=s)
+            self.emit("outspeed.bonus.facedown", f"You play your {NAMES[kind]} face down.",
+                      to=s, seat=s, token=kind)
+        self.disclose(*decisions)
         if not played:
             return
         self.facedown = {}
@@ -637,8 +670,38 @@ class Outspeed(Game):
             v += x
         return v
 
+    def public_part(self, ask: Ask, selection: Selection) -> str | None:
+        """Whether a Ship plays a Bonus token is announced aloud; which one stays face down."""
+        if ask.topic == "outspeed.bonus":
+            return "pass" if selection[CENTRE] == 0 else "plays a token face down"
+        return None
+
+    def swap_hidden(self, player: int, rng: random.Random) -> bool:
+        """Swap one token `player` holds with a token of another kind inside the stack."""
+        held = self.held[player]
+        stack = self.bonus.stack
+        options = [(i, j) for i, k in enumerate(held) for j, t in enumerate(stack) if t != k]
+        if not options:
+            return False
+        i, j = options[rng.randrange(len(options))]
+        held[i], stack[j] = stack[j], held[i]
+        return True
+
+    def _drawn(self, n: int) -> None:
+        """n tokens left the top of the stack: a token put back under it by a private keep
+        decision that is now drawn makes that decision's consequence visible to another
+        seat, so the decision counts as disclosed (see Game.disclose)."""
+        left = []
+        for d, depth in self._under:
+            if depth - n < 0:
+                self.disclose(d)
+            else:
+                left.append((d, depth - n))
+        self._under = left
+
     def _gain_token(self, seat: int) -> Step:
         got = self.bonus.draw(2, self.chance)
+        self._drawn(len(got))
         if not got:
             self.emit("outspeed.bonus.none", "No Bonus token is left to draw.", seat=seat)
             return
@@ -648,11 +711,17 @@ class Outspeed(Game):
             faces = tuple(Face(SHORT[k], i) for i, k in enumerate(got))
             ask = Ask(seat, "outspeed.keep", "Keep which Bonus token? (other to the bottom)",
                       wheels(None, Wheel.of(faces), None), (-1, 0, -1))
-            answers = yield self.open(ask)
+            d = self.private([ask])
+            answers = yield d
             self.drawing = None
             keep = got[answers[seat][CENTRE]]
             got.remove(keep)
             self.bonus.to_bottom(got[0])
+            self._under.append((d.id, len(self.bonus.stack) - 1))
+            if not self.quiet:
+                self.emit("outspeed.bonus.keep", f"You keep the {NAMES[keep]}; the "
+                          f"{NAMES[got[0]]} goes to the bottom of the stack.", to=seat,
+                          seat=seat, token=keep, returned=got[0])
         self.held[seat].append(keep)
         if not self.quiet:
             self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)

@@ -1,14 +1,32 @@
 """Pixoid: flee the Bugs as Pixoid, or catch Pixoid as a Bug (rules, board data, bots)."""
 
-from dialbox.engine.bots import BotFactory, RandomBot
+from pathlib import Path
+
+from dialbox.engine.game import GameOptions
+from dialbox.engine.registry import GameInfo
 from dialbox.games.pixoid.board import Board, BoardError, TileSet, load_tiles, parse_side
 from dialbox.games.pixoid.bots import PixoidBot
-from dialbox.games.pixoid.rules import GAME, Pixoid, PixoidOptions
+from dialbox.games.pixoid.rules import Pixoid, PixoidOptions
 from dialbox.games.pixoid.screen import draw
 
-BOTS: dict[str, BotFactory] = {"random": RandomBot, "heuristic": PixoidBot}
+
+def _controllers(options: GameOptions) -> int:
+    """Four controllers always: in the 3 Player Variant a Bug player runs the fourth."""
+    return 4
+
+
+INFO = GameInfo(
+    game=Pixoid,
+    title="Pixoid",
+    players=(3, 4),
+    bots={"heuristic": PixoidBot},
+    default_bot="heuristic",
+    draw=draw,
+    board_js=Path(__file__).with_name("board.js"),
+    controllers=_controllers,
+)
 
 __all__ = [
-    "BOTS", "GAME", "Board", "BoardError", "Pixoid", "PixoidBot", "PixoidOptions", "TileSet",
+    "INFO", "Board", "BoardError", "Pixoid", "PixoidBot", "PixoidOptions", "TileSet",
     "draw", "load_tiles", "parse_side",
 ]

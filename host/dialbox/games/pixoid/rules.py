@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from dialbox.engine import (
     DIGIT_FACES,
@@ -23,6 +23,7 @@ from dialbox.engine import (
     Game,
     GameOptions,
     InvalidOptions,
+    InvalidPosition,
     Result,
     Selection,
     Wheel,
@@ -106,11 +107,37 @@ class PixoidOptions(GameOptions):
         return self
 
 
+class PixoidPosition(BaseModel):
+    """A round in progress, its cubes on the board, before a turn's moves are dialled
+    (docs/games/pixoid.md, "Positions"). Pixoid is the seat the rotation gives this round."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    round: int = Field(1, ge=1)
+    """The round being played (1-based)."""
+    turn: int = Field(0, ge=0, le=RESERVE)
+    """Turns already played this round (0: the cubes are placed, nobody has moved yet)."""
+    cubes: list[str]
+    """Each controller's cube, as Pix names ("c4": column c, row 4 from the top-left)."""
+    bonus: list[str] | None = None
+    """Bonus cubes still on the board (default: every Bonus Pix of the board)."""
+    reserve: int = Field(RESERVE, ge=1, le=RESERVE)
+    """Neutral cubes left in the reserve (at least 1: an empty reserve has ended the round)."""
+    bonus_taken: int = Field(0, ge=0)
+    scores: list[int] | None = None
+    """Points so far, per player (default: all 0)."""
+    spare: int | None = None
+    """3 Player Variant: the Bug player (seat, 0-based) holding the spare controller."""
+    history: list[dict[str, Any]] = Field(default_factory=list)
+    """Finished rounds, as a saved game records them (default: none)."""
+
+
 class Pixoid(Game):
     """Pixoid: the standard game, the Short Game Variant and the 3 Player Variant."""
 
     name = "pixoid"
     Options = PixoidOptions
+    Position = PixoidPosition
 
     options: PixoidOptions
 
@@ -145,6 +172,53 @@ class Pixoid(Game):
         self.bugs: tuple[int, ...] = ()
         self._asks: dict[int, Ask] = {}
         """Move asks of this round by controller, open arrows and holder (they repeat)."""
+        self._in_progress = False
+        """Set up from a position: the flow starts inside the position's round."""
+
+    def setup_position(self, position: BaseModel) -> None:
+        assert isinstance(position, PixoidPosition)
+        pos = position
+        self.setup()
+        if pos.round > self.rounds:
+            raise InvalidPosition(f"pixoid position: round: {pos.round} is past the last "
+                                  f"round ({self.rounds})")
+        pixoid = (self.options.first_pixoid + pos.round - 1) % self.players
+        if pos.spare is not None and (self.players != 3 or pos.spare == pixoid
+                                      or not 0 <= pos.spare < 3):
+            raise InvalidPosition("pixoid position: spare: only with 3 players, and a Bug "
+                                  "player holds it")
+        self._begin_round(pos.round - 1, pos.spare)
+        self.cubes = [self._pix(f"cubes.{i}", name) for i, name in enumerate(pos.cubes)]
+        if len(self.cubes) != self.controllers:
+            raise InvalidPosition(f"pixoid position: cubes: {self.controllers} cubes (one per "
+                                  f"controller), not {len(self.cubes)}")
+        if self.cubes.count(self.cubes[self.pixoid]) > 1:
+            raise InvalidPosition("pixoid position: cubes: a Bug on Pixoid's Pix has caught "
+                                  "him; Bugs may share a Pix, Pixoid may not")
+        if pos.bonus is not None:
+            self.bonus = {self._pix(f"bonus.{i}", n) for i, n in enumerate(pos.bonus)}
+            if not self.bonus <= set(self.board.bonus):
+                raise InvalidPosition("pixoid position: bonus: a Bonus cube lies only on a "
+                                      "Bonus Pix of the board")
+        if pos.turn + pos.reserve > RESERVE:
+            raise InvalidPosition(f"pixoid position: reserve: after {pos.turn} turns at most "
+                                  f"{RESERVE - pos.turn} cubes are left, not {pos.reserve}")
+        self.turn = pos.turn
+        self.reserve = pos.reserve
+        self.bonus_taken = pos.bonus_taken
+        if pos.scores is not None:
+            if len(pos.scores) != self.players:
+                raise InvalidPosition(f"pixoid position: scores: one per player "
+                                      f"({self.players}), not {len(pos.scores)}")
+            self.scores = list(pos.scores)
+        self.history = [dict(h) for h in pos.history]
+        self._in_progress = True
+
+    def _pix(self, where: str, name: str) -> int:
+        try:
+            return self.board.pix_at(name)
+        except ValueError as e:
+            raise InvalidPosition(f"pixoid position: {where}: {e}") from None
 
     def _build_board(self) -> Board:
         o = self.options
@@ -183,20 +257,29 @@ class Pixoid(Game):
     # ------------------------------------------------------------------ the flow
 
     def flow(self) -> Flow:
-        for r in range(self.rounds):
+        first = 0
+        if self._in_progress:  # set up from a position: finish its round first
+            first = self.round
+            yield from self._turns()
+            self._end_round()
+        for r in range(first, self.rounds):
             self._begin_round(r)
             yield from self._place_cubes()
-            while True:
-                self.turn += 1
-                answers = yield self.sealed(self._move_asks())
-                if self._resolve(answers):
-                    break
-                if self.spare is not None:
-                    self._pass_spare()
+            yield from self._turns()
             self._end_round()
         self._end_game()
 
-    def _begin_round(self, r: int) -> None:
+    def _turns(self) -> Flow:
+        """Movement and Scoring, turn after turn, until the round ends."""
+        while True:
+            self.turn += 1
+            answers = yield self.sealed(self._move_asks())
+            if self._resolve(answers):
+                break
+            if self.spare is not None:
+                self._pass_spare()
+
+    def _begin_round(self, r: int, spare: int | None = None) -> None:
         self.round = r + 1
         self.turn = 0
         self.pixoid = (self.options.first_pixoid + r) % self.players
@@ -208,7 +291,7 @@ class Pixoid(Game):
         self.bugs = tuple(s for s in range(self.controllers) if s != self.pixoid)
         self._asks = {}
         if self.players == 3:
-            self.spare = (self.pixoid + 1) % 3
+            self.spare = (self.pixoid + 1) % 3 if spare is None else spare
         turns = [0] * self.controllers
         if self.options.arrows == "seat":
             for s in range(self.controllers):

@@ -4,15 +4,36 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
 from dialbox.engine import CENTRE, INACTIVE, RIGHT, Ask, Selection, Wheel
-from dialbox.games.stadium.components import DICE, TILES
-from dialbox.games.stadium.game import CIRCLE, CRESCENT, TRIANGLE, colour_digit
+from dialbox.games.stadium.base import CIRCLE, CRESCENT, TRIANGLE, colour_digit
+from dialbox.games.stadium.components import DIE_ABBREVIATIONS, load_dice, load_tiles
 
-_MEAN = {c: sum(f.value for f in d.faces) / len(d.faces) for c, d in DICE.items()}
-_BY_COLOUR = {d.colour: c for c, d in DICE.items()}
-_GREEN = [f.value for f in DICE["green"].faces]
+
+@dataclass(frozen=True, slots=True)
+class DiceOdds:
+    """What a bot knows of the dice in play (the view names them: `components`)."""
+
+    green: tuple[int, ...]
+    """The green die's values, face by face."""
+    reroll: dict[str, tuple[float, int]]
+    """Re-roll face label ("Yel-3") -> that die's mean value and the value the face shows."""
+
+
+@cache
+def dice_odds(name: str) -> DiceOdds:
+    """The odds of dice set `name` (option `dice`), worked out once per set."""
+    dice = load_dice(name)
+    reroll: dict[str, tuple[float, int]] = {}
+    for colour, die in dice.items():
+        mean = sum(f.value for f in die.faces) / len(die.faces)
+        for f in die.faces:
+            reroll.setdefault(DIE_ABBREVIATIONS[colour] + f.label, (mean, f.value))
+    return DiceOdds(tuple(f.value for f in dice["green"].faces), reroll)
+
 
 # How much of its remaining budget an Athlete puts into one round of each Trial.
 _EAGERNESS = {
@@ -184,10 +205,12 @@ class StadiumBot:
         assert wheel is not None
         seat = ask.seat
         best = view["score"][seat]
-        table = {w: (lo, hi) for w, lo, hi in TILES["weightlifting"].number("weights")}
+        tiles = load_tiles(view["components"]["tiles"])
+        table = {w: (lo, hi) for w, lo, hi in tiles.tiles["weightlifting"].number("weights")}
+        green = dice_odds(view["components"]["dice"]).green
         chances = {
-            i: sum(1 for v in _GREEN if table[wheel.faces[i].value][0] <= v
-                   <= table[wheel.faces[i].value][1]) / len(_GREEN)
+            i: sum(1 for v in green if table[wheel.faces[i].value][0] <= v
+                   <= table[wheel.faces[i].value][1]) / len(green)
             for i in wheel.allowed if i > 0
         }
         if view["energy"][seat] < 3 or not chances:
@@ -207,10 +230,11 @@ class StadiumBot:
         assert wheel is not None
         if cost and view["energy"][ask.seat] <= 8:
             return (INACTIVE, 0, INACTIVE)
+        odds = dice_odds(view["components"]["dice"]).reroll
         worst, gap = 0, 0.5
         for i in range(1, len(wheel.faces)):
-            face = wheel.faces[i]
-            lost = _MEAN[_BY_COLOUR[face.colour]] - int(face.label[3:])
+            mean, shown = odds[wheel.faces[i].label]
+            lost = mean - shown
             if lost > gap:
                 worst, gap = i, lost
         return (INACTIVE, worst, INACTIVE)

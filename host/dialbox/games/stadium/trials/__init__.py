@@ -1,13 +1,14 @@
-"""All 16 Trials by tile key: each is a sub-generator run inside Stadium.flow()."""
+"""All 16 Trials by tile key: each is a sub-generator run inside Stadium.flow() on the
+game's StadiumBase part (games/stadium/base.py), so no Trial imports game.py."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from dialbox.games.stadium.game import Stadium, Sub
+from dialbox.games.stadium.base import StadiumBase, Sub
 from dialbox.games.stadium.trials import finals, rolls, sprints, tactics
 
-TRIALS: dict[str, Callable[[Stadium], Sub]] = {
+TRIALS: dict[str, Callable[[StadiumBase], Sub]] = {
     "track_cycling": sprints.track_cycling,
     "relay": sprints.relay,
     "medley_relay": sprints.medley_relay,

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from dialbox.engine import CENTRE, RIGHT, DieFace
-from dialbox.games.stadium.game import (
+from dialbox.games.stadium.base import (
     CIRCLE,
     CRESCENT,
     TEAMS,
     TRIANGLE,
-    Stadium,
+    StadiumBase,
     Sub,
     colour_digit,
     digit_seat,
@@ -17,7 +17,7 @@ from dialbox.games.stadium.game import (
 from dialbox.games.stadium.trials.rolls import reroll_prompt
 
 
-def rugby(g: Stadium) -> Sub:
+def rugby(g: StadiumBase) -> Sub:
     """Team wager sums push the cube one space per round; reaching your end wins Gold."""
     goal = int(g.tile.number("spaces_to_goal"))
     cube = 0  # positive: towards the blue end, negative: towards the red end
@@ -44,14 +44,14 @@ def rugby(g: Stadium) -> Sub:
     g.award_winner(0 if cube > 0 else 1)
 
 
-def fencing_dice(g: Stadium, wager: int) -> list[str]:
+def fencing_dice(g: StadiumBase, wager: int) -> list[str]:
     table: list[list[str]] = g.tile.number("dice_by_wager")
     if wager == 0 and g.opts.fencing_zero_dice == "red-yellow":
         return ["red", "yellow"]
     return list(table[min(wager, len(table) - 1)])
 
 
-def fencing(g: Stadium) -> Sub:
+def fencing(g: StadiumBase) -> Sub:
     """Rounds of wager + dice; a Team that wins two rounds in a row (ties aside) wins Gold."""
     need = int(g.tile.number("wins_in_a_row"))
     streak_team: int | None = None
@@ -93,7 +93,7 @@ def fencing(g: Stadium) -> Sub:
     g.award_winner(streak_team)
 
 
-def taekwondo(g: Stadium) -> Sub:
+def taekwondo(g: StadiumBase) -> Sub:
     """Wager + 1 is your Score; then Attack (A + colour), Block (B) or Wait (C) until one Team
     has nobody standing."""
     damage = int(g.tile.number("attack_damage"))
@@ -145,7 +145,7 @@ def taekwondo(g: Stadium) -> Sub:
     g.award_winner(left.pop() if len(left) == 1 else None)
 
 
-def basketball(g: Stadium) -> Sub:
+def basketball(g: StadiumBase) -> Sub:
     """The ball holder Shoots (A + wager) or Passes (C + teammate colour); the other Team Blocks
     (A + wager) or Intercepts (C). First Team to score twice wins Gold."""
     to_win = int(g.tile.number("points_to_win"))
@@ -199,7 +199,7 @@ def basketball(g: Stadium) -> Sub:
                         break
             if thief is None:
                 g.emit("stadium.pass", f"Seat {holder + 1} passes to seat {receiver + 1}.",
-                       seat=holder, to=receiver)
+                       seat=holder, receiver=receiver)
                 holder = receiver
             else:
                 g.emit("stadium.intercept", f"Seat {thief + 1} intercepts the pass.",

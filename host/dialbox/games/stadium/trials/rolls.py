@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, DieFace, Face, Wheel
-from dialbox.games.stadium.components import DICE
-from dialbox.games.stadium.game import CRESCENT, TRIANGLE, Stadium, Step, Sub, symbol_wheel
+from collections.abc import Mapping
+
+from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, Die, DieFace, Face, Wheel
+from dialbox.games.stadium.base import CRESCENT, TRIANGLE, StadiumBase, Step, Sub, symbol_wheel
+from dialbox.games.stadium.components import DIE_ABBREVIATIONS
 
 
-def equestrian(g: Stadium) -> Sub:
+def equestrian(g: StadiumBase) -> Sub:
     """Up to 5 obstacles; wager, then roll green in turn: wager + die >= obstacle to clear it."""
     obstacles: list[int] = list(g.tile.number("obstacles"))
     riding = g.order()
@@ -36,7 +38,7 @@ def equestrian(g: Stadium) -> Sub:
     g.award_ranking(cleared)
 
 
-def golf(g: Stadium) -> Sub:
+def golf(g: StadiumBase) -> Sub:
     """Wager a Score; each turn costs 1 Score to roll green and claim the hole rolled."""
     holes: list[int] = list(g.tile.number("holes"))
     bets = yield from g.ask_all_wagers(g.order())
@@ -84,7 +86,7 @@ def golf(g: Stadium) -> Sub:
     g.award_gold([sum(flags[h][t] for h in holes) for t in (0, 1)], "Holes claimed")
 
 
-def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[int | None]:
+def golf_adjust(g: StadiumBase, seat: int, rolled: int, reach: list[int]) -> Step[int | None]:
     """Open prompt: move the roll to a free hole, paying the distance from the Score track."""
     faces = (Face("Keep", 0, DIGIT_FACES[0].colour),) + tuple(
         Face(f"H{h}", h, DIGIT_FACES[i % 10].colour) for i, h in enumerate(reach, 1))
@@ -96,7 +98,7 @@ def golf_adjust(g: Stadium, seat: int, rolled: int, reach: list[int]) -> Step[in
     return None if pick == 0 else reach[pick - 1]
 
 
-def weightlifting(g: Stadium) -> Sub:
+def weightlifting(g: StadiumBase) -> Sub:
     """Turns until everyone Passes: Lift a heavier weight (1 Energy per roll of green) or Pass."""
     table: list[tuple[int, int, int]] = [tuple(w) for w in g.tile.number("weights")]
     faces = (Face("-", 0, DIGIT_FACES[0].colour),) + tuple(
@@ -149,26 +151,24 @@ def weightlifting(g: Stadium) -> Sub:
     g.award_ranking(best)
 
 
-DIE_ABBREVIATIONS = {"white": "Wht", "green": "Grn", "yellow": "Yel", "blue": "Blu", "red": "Red"}
-"""Re-roll faces are labelled die + face, with no spaces (e.g. "Yel-3", "Blu+4")."""
-
-
-def reroll_faces(colours: list[str], shown: list[DieFace], stop: str) -> tuple[Face, ...]:
+def reroll_faces(dice: Mapping[str, Die], colours: list[str], shown: list[DieFace],
+                 stop: str) -> tuple[Face, ...]:
+    """`stop`, then each die rolled, labelled die + face shown (e.g. "Yel-3")."""
     return (Face(stop, -1, DIGIT_FACES[0].colour),) + tuple(
-        Face(f"{DIE_ABBREVIATIONS[c]}{f.label}", i, DICE[c].colour)
+        Face(f"{DIE_ABBREVIATIONS[c]}{f.label}", i, dice[c].colour)
         for i, (c, f) in enumerate(zip(colours, shown, strict=True)))
 
 
-def reroll_prompt(g: Stadium, seat: int, colours: list[str], shown: list[DieFace],
+def reroll_prompt(g: StadiumBase, seat: int, colours: list[str], shown: list[DieFace],
                   topic: str, text: str, stop: str) -> Step[int | None]:
     """Open prompt: which die to re-roll (index into `colours`), or None to stop."""
-    wheel = Wheel.of(reroll_faces(colours, shown, stop))
+    wheel = Wheel.of(reroll_faces(g.dice, colours, shown, stop))
     answers = yield g.open(g.ask(seat, topic, text, (None, wheel, None)))
     pick = answers[seat][CENTRE]
     return None if pick == 0 else pick - 1
 
 
-def archery(g: Stadium) -> Sub:
+def archery(g: StadiumBase) -> Sub:
     """One turn each: roll blue, yellow, red and green; re-roll any die for 1 Energy each time."""
     colours: list[str] = list(g.tile.number("dice"))
     totals: dict[int, int] = {}

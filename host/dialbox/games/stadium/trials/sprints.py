@@ -5,11 +5,11 @@ from __future__ import annotations
 from math import prod
 
 from dialbox.engine import CENTRE, RIGHT
-from dialbox.games.stadium.game import CRESCENT, TRIANGLE, Stadium, Step, Sub, symbol_wheel
+from dialbox.games.stadium.base import CRESCENT, TRIANGLE, StadiumBase, Step, Sub, symbol_wheel
 from dialbox.games.stadium.medals import Podium
 
 
-def track_cycling(g: Stadium) -> Sub:
+def track_cycling(g: StadiumBase) -> Sub:
     """Medals by wager; each medallist group pays the next wager down (0 if none lower)."""
     bets = yield from g.ask_all_wagers(g.order())
     values = sorted(set(bets.values()), reverse=True)
@@ -26,7 +26,7 @@ def track_cycling(g: Stadium) -> Sub:
         g.award_podium(podium, group)
 
 
-def relay(g: Stadium) -> Sub:
+def relay(g: StadiumBase) -> Sub:
     """Pairs wager in turn (first player and their left, then the next two...); Team sums."""
     order = g.order()
     bets: dict[int, int] = {}
@@ -39,7 +39,7 @@ def relay(g: Stadium) -> Sub:
     g.award_gold([sum(bets[s] for s in g.members(t)) for t in (0, 1)], "Relay totals")
 
 
-def medley_relay(g: Stadium) -> Sub:
+def medley_relay(g: StadiumBase) -> Sub:
     """Everyone wagers; each Team's score is the product of its Athletes' wagers."""
     bets = yield from g.ask_all_wagers(g.order())
     for s, v in bets.items():
@@ -47,7 +47,7 @@ def medley_relay(g: Stadium) -> Sub:
     g.award_gold([prod(bets[s] for s in g.members(t)) for t in (0, 1)], "Medley products")
 
 
-def compete_or_rest(g: Stadium) -> Step[dict[int, int]]:
+def compete_or_rest(g: StadiumBase) -> Step[dict[int, int]]:
     """Sealed: triangle + wager to Compete, crescent to Rest (+3 Energy, up to 30)."""
     wheel_r = symbol_wheel((TRIANGLE, CRESCENT), "A = Compete, C = Rest")
     asks = [g.ask(s, "stadium.sprint", "A+wager: Compete  C: Rest",
@@ -69,14 +69,14 @@ def compete_or_rest(g: Stadium) -> Step[dict[int, int]]:
     return bets
 
 
-def hundred_meters(g: Stadium) -> Sub:
+def hundred_meters(g: StadiumBase) -> Sub:
     bets = yield from compete_or_rest(g)
     for s, v in bets.items():
         g.score[s] = v
     g.award_ranking(bets)
 
 
-def beach_volleyball(g: Stadium) -> Sub:
+def beach_volleyball(g: StadiumBase) -> Sub:
     bets = yield from compete_or_rest(g)
     g.award_gold([sum(v for s, v in bets.items() if g.team(s) == t) for t in (0, 1)],
                  "Beach Volleyball totals")

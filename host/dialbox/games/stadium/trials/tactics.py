@@ -5,19 +5,19 @@ from __future__ import annotations
 from functools import lru_cache
 
 from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Face, Wheel
-from dialbox.games.stadium.game import (
+from dialbox.games.stadium.base import (
     CIRCLE,
     CRESCENT,
     TEAMS,
     TRIANGLE,
-    Stadium,
+    StadiumBase,
     Sub,
     symbol_wheel,
 )
 from dialbox.games.stadium.medals import MEDALS, Podium
 
 
-def pole_vault(g: Stadium) -> Sub:
+def pole_vault(g: StadiumBase) -> Sub:
     """Descending rungs: Jump (A) pays the rung and ranks you; Wait (C) on the lowest rung ends."""
     rungs: list[int] = list(g.tile.number("rungs"))
     podium = Podium()
@@ -65,7 +65,7 @@ def bid_wheel(low: int, high: int) -> Wheel:
         Face(str(v), v, DIGIT_FACES[v % 10].colour) for v in range(low, high + 1)))
 
 
-def team_gymnastics(g: Stadium) -> Sub:
+def team_gymnastics(g: StadiumBase) -> Sub:
     """Three auctions (Gold, Silver, Bronze) announced around the table; a Team that Passes
     lets the other Team win the Medal and pay its last number."""
     for medal in MEDALS:
@@ -112,7 +112,7 @@ def team_gymnastics(g: Stadium) -> Sub:
             break
 
 
-def anti_doping(g: Stadium) -> Sub:
+def anti_doping(g: StadiumBase) -> Sub:
     """The first player and their left choose Accuse (A), Rest (B) or Dope (C) in secret."""
     pair = [g.first, g.left_of(g.first)]
     g.trial = {**g.trial, "tested": tuple(pair)}

@@ -1,0 +1,172 @@
+"""The journal's entries, one small typed model per kind, checked once when they are read back.
+
+The runner writes each entry from its model (`Journal.record`) and replays the models that
+`parse` makes of the stored rows, so a row that lost or changed a field fails here, with its
+table, number and field, instead of somewhere inside the replay. The table's first entry
+names the journal format (`FORMAT`); docs/host.md, "The journal", says what each format holds.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from dialbox.journal.journal import Entry, JournalError
+
+FORMAT = 2
+"""The journal format this dialbox writes. 1: no `format` field in the table entry and no
+state hashes (read and replayed unchecked); 2: the table entry says `format: 2` and every
+`applied` step carries the game's state hash after it."""
+
+Sel = tuple[int, int, int]
+
+
+class Step(BaseModel):
+    """Base of every entry: frozen, and no field it does not name."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+    kind: ClassVar[str]
+
+
+class TableEntry(Step):
+    """The first entry of a table: which game, with which options, from which prompt id."""
+
+    kind: ClassVar[str] = "table"
+    format: int = 1
+    """Absent from format-1 journals, hence the default."""
+    game: str
+    options: dict[str, Any]
+    first_pid: int
+
+
+class SeatEntry(Step):
+    """A seat taken by a controller (its uid) or by a bot."""
+
+    kind: ClassVar[str] = "seat"
+    seat: int
+    uid: str | None
+    bot: bool
+
+
+class PidEntry(Step):
+    """A prompt id spent on a pairing prompt ("Press to take seat N")."""
+
+    kind: ClassVar[str] = "pid"
+    pid: int
+
+
+class PromptEntry(Step):
+    """A game prompt opened for the pending decision."""
+
+    kind: ClassVar[str] = "prompt"
+    pid: int
+    decision: int
+
+
+class BotEntry(Step):
+    """A bot's sealed choice and nonce, kept until all-locked (the bot reveals them then)."""
+
+    kind: ClassVar[str] = "bot"
+    pid: int
+    seat: int
+    sel: Sel
+    nonce: str
+
+
+class CommitEntry(Step):
+    kind: ClassVar[str] = "commit"
+    pid: int
+    seat: int
+    uid: str
+    commitment: str
+
+
+class UncommitEntry(Step):
+    kind: ClassVar[str] = "uncommit"
+    pid: int
+    seat: int
+    uid: str
+
+
+class AllLockedEntry(Step):
+    kind: ClassVar[str] = "alllocked"
+    pid: int
+
+
+class DefaultEntry(Step):
+    """The prompt timed out: these seats take the game's default answers."""
+
+    kind: ClassVar[str] = "default"
+    pid: int
+    defaults: dict[int, Sel]
+
+
+class RevealEntry(Step):
+    """A verified answer (with its nonce: a sealed one is verified again on replay)."""
+
+    kind: ClassVar[str] = "reveal"
+    pid: int
+    seat: int
+    uid: str
+    sel: Sel
+    nonce: str
+
+
+class AppliedEntry(Step):
+    """The decision's answers went to the game; `hash` is `Game.state_hash()` after them."""
+
+    kind: ClassVar[str] = "applied"
+    pid: int
+    decision: int
+    answers: list[tuple[int, Sel]]
+    hash: str | None = None
+    """None only in format-1 journals."""
+
+
+class RevealedEntry(Step):
+    """Format 1 only: what the seats were told. Format 2 derives it from `applied` (the
+    engine is deterministic), so nothing a seat was told privately is written twice."""
+
+    kind: ClassVar[str] = "revealed"
+    pid: int
+    choices: list[tuple[int, str]]
+    summary: str
+    seats: list[int]
+
+
+class VoidEntry(Step):
+    kind: ClassVar[str] = "void"
+    pid: int
+    reason: str
+
+
+class OverEntry(Step):
+    kind: ClassVar[str] = "over"
+    result: dict[str, Any] | None
+
+
+Parsed = (TableEntry | SeatEntry | PidEntry | PromptEntry | BotEntry | CommitEntry
+          | UncommitEntry | AllLockedEntry | DefaultEntry | RevealEntry | AppliedEntry
+          | RevealedEntry | VoidEntry | OverEntry)
+
+KINDS: dict[str, type[Step]] = {m.kind: m for m in (
+    TableEntry, SeatEntry, PidEntry, PromptEntry, BotEntry, CommitEntry, UncommitEntry,
+    AllLockedEntry, DefaultEntry, RevealEntry, AppliedEntry, RevealedEntry, VoidEntry,
+    OverEntry)}
+
+
+def parse(entry: Entry) -> Parsed:
+    """The typed model of one stored entry; JournalError naming the entry if it is not one."""
+    model = KINDS.get(entry.kind)
+    where = f"journal entry {entry.n} of table {entry.table}"
+    if model is None:
+        raise JournalError(f"{where}: unknown kind {entry.kind!r}")
+    try:
+        step = model.model_validate(entry.data)
+    except ValidationError as e:
+        err = e.errors()[0]
+        field = ".".join(str(p) for p in err["loc"]) or "data"
+        raise JournalError(f"{where} ({entry.kind}): {field}: {err['msg']}") from None
+    assert isinstance(step, Parsed)  # KINDS holds exactly the members of Parsed
+    return step

@@ -1,0 +1,442 @@
+"""The prompt cycle: the pending decision becomes a prompt, its answers come back verified.
+
+`PromptCycle` opens a prompt for the engine's pending decision when the table is full, runs
+its `Lockbox` step by step (commit, uncommit, all-locked, reveal; bots commit and reveal like
+controllers), hands the verified answers to the game, tells each seat what it may know
+(`telling.tell`) and opens the next. Every step it accepts is journaled before it returns,
+so the session's acknowledgement follows the journal. The prompt and reveal timeouts are
+its only asynchronous part (`Timers`).
+
+Sealed decisions run commit-reveal on the controllers. Open and private decisions run
+without a commitment (the controller reveals on lock); a private answer is never published:
+only its own seat is told it, and a void of a private prompt tells the table no reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from dialbox.engine.bots import LegalAnswers, SeatView
+from dialbox.engine.decisions import Ask, Decision
+from dialbox.engine.errors import EngineError
+from dialbox.engine.events import Event
+from dialbox.engine.game import Game
+from dialbox.engine.wheels import Selection
+from dialbox.journal.entries import (
+    AllLockedEntry,
+    AppliedEntry,
+    BotEntry,
+    CommitEntry,
+    DefaultEntry,
+    OverEntry,
+    PromptEntry,
+    RevealEntry,
+    UncommitEntry,
+    VoidEntry,
+)
+from dialbox.lockbox import Lockbox, Phase, Verdict
+from dialbox.runner.pids import PromptIds
+from dialbox.runner.public import PublicRecord
+from dialbox.runner.seating import Record, Seating
+from dialbox.runner.settings import TableSettings
+from dialbox.runner.telling import tell
+from dialbox.sessions import Session
+from dialbox_protocol import codec
+from dialbox_protocol.models import (
+    AllLocked,
+    Commit,
+    Error,
+    Message,
+    Prompt,
+    Reveal,
+    Revealed,
+    Snapshot,
+    Status,
+    Uncommit,
+)
+
+log = logging.getLogger("dialbox.runner")
+
+CLOSED_KEPT = 16
+"""Prompts lately answered or voided whose late frames are ignored, not refused."""
+
+
+@dataclass(frozen=True, slots=True)
+class BotSecret:
+    """A bot's sealed choice, kept (and journaled) until all seats have locked."""
+
+    sel: Selection
+    nonce: str
+
+
+class Timers:
+    """The open prompt's timeouts (nothing is armed outside a running event loop)."""
+
+    def __init__(self) -> None:
+        self._handles: list[asyncio.TimerHandle] = []
+
+    def arm(self, delay: float, fn: Callable[[int], None], pid: int) -> None:
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        self._handles.append(loop.call_later(delay, fn, pid))
+
+    def cancel(self) -> None:
+        for t in self._handles:
+            t.cancel()
+        self._handles.clear()
+
+
+class PromptCycle:
+    """The game of one table and its open prompt, from the question to the told answers."""
+
+    def __init__(self, settings: TableSettings, game: Game, seating: Seating, ids: PromptIds,
+                 record: Record, public: PublicRecord, changed: Callable[[], None]) -> None:
+        self.settings = settings
+        self.game = game
+        self.seating = seating
+        self.ids = ids
+        self.record = record
+        self.public = public
+        self.changed = changed
+        """The public state changed (the publisher tells its followers once per burst)."""
+        self.box: Lockbox | None = None
+        self.bot_secrets: dict[int, BotSecret] = {}
+        self.closed_pids: deque[int] = deque(maxlen=CLOSED_KEPT)
+        """Prompts lately answered or voided: a late frame for one of them is harmless."""
+        self.told: dict[int, Revealed] = {}
+        """seat -> the `revealed` frame of the last answered prompt (resent on resume)."""
+        self.timers = Timers()
+        self.finished = asyncio.Event()
+        self.over_journaled = False
+        self.reveal_times: list[float] = []
+        """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
+        self.refused_reveals: list[str] = []
+        """Why controllers' reveals were refused (mismatch, illegal), for the demo's summary."""
+        self._locked_at: float | None = None
+
+    # ------------------------------------------------------------------ opening prompts
+
+    def new_box(self, pid: int, d: Decision) -> Lockbox:
+        # a private decision runs like an open one on the controllers (no commitment): the
+        # host keeps its answers to itself
+        return Lockbox(pid, d.id, d.sealed, d.unlock, d.seats)
+
+    def pump(self) -> None:
+        """Open the next prompt when the table is ready and none is open."""
+        if self.box is not None:
+            if self.box.complete:
+                self.finish()
+            return
+        if self.seating.wants_bots:
+            self.seating.fill_with_bots()
+        if not self.seating.table.full:
+            return
+        d = self.game.pending
+        if d is None:
+            self.game_over()
+            return
+        pid = self.ids.take()
+        self.record(PromptEntry(pid=pid, decision=d.id))
+        box = self.box = self.new_box(pid, d)
+        self.bot_secrets = {}
+        self._locked_at = None
+        for seat in d.seats:
+            s = self.seating.session_of(seat)
+            if s is not None:
+                s.post(self.prompt_for(box, seat))
+        if self.settings.prompt_timeout:
+            self.timers.arm(self.settings.prompt_timeout, self._prompt_timed_out, pid)
+        self.changed()
+        for ask in d.asks:
+            if self.seating.table.seats[ask.seat].bot:
+                self._bot_answer(box, ask)
+                if self.box is not box:
+                    return
+
+    def prompt_for(self, box: Lockbox, seat: int) -> Prompt:
+        d = self.game.pending
+        assert d is not None
+        ask = d.ask_for(seat)
+        wheels = [w.to_wire(i) if w is not None else None for i, w in enumerate(ask.wheels)]
+        return Prompt(pid=box.pid, sealed=box.sealed, unlock=box.unlock, text=ask.text[:60],
+                      wheels=wheels)
+
+    def owes(self, seat: int) -> bool:
+        """Whether `seat` owes the open prompt a lock or a reveal."""
+        return self.box is not None and seat in self.box.waiting_for
+
+    # ------------------------------------------------------------------ frames of a prompt
+
+    def on_frame(self, session: Session, seat: int, msg: Message) -> None:
+        """A controller's commit, uncommit or reveal (or anything else naming a prompt)."""
+        uid = session.uid
+        assert uid is not None
+        ref = msg.seq
+        box = self.box
+        pid = getattr(msg, "pid", None)
+        if box is None or pid != box.pid:
+            if pid in self.closed_pids:
+                return  # a late frame for a prompt just answered or voided: harmless
+            session.post(Error(code=codec.E_PROMPT, detail=f"prompt {pid} is not open", ref=ref))
+            return
+        if isinstance(msg, Commit):
+            self.commit(session, seat, msg.commitment, ref)
+        elif isinstance(msg, Uncommit):
+            v = box.uncommit(seat, uid)
+            if not _refused(session, v, ref) and v.changed:
+                self.record(UncommitEntry(pid=box.pid, seat=seat, uid=uid))
+                session.post(Status(pid=box.pid, state="unlocked"))
+                self.changed()
+        elif isinstance(msg, Reveal):
+            self._reveal(session, seat, uid, msg, ref)
+
+    def resume(self, session: Session, seat: int, snap: Snapshot) -> None:
+        """A seated controller is back: where is it in the open (or last) prompt?"""
+        box = self.box
+        if box is not None and seat in box.seats and box.phase in (Phase.OPEN, Phase.ALL_LOCKED):
+            if (snap.pid == box.pid and snap.commitment and box.phase == Phase.OPEN
+                    and not box.locked(seat)):
+                # The commit frame was lost with the link: the snapshot carries it.
+                self.commit(session, seat, snap.commitment, 0)
+                if self.box is not box:
+                    return
+            if (box.phase == Phase.ALL_LOCKED and seat in box.commitments
+                    and seat not in box.reveals
+                    and (snap.pid != box.pid or snap.commitment is None)):
+                self.void(f"seat {seat + 1} lost its sealed choice")
+                return
+            if not box.sealed and seat in box.reveals:
+                return  # answered already: it waits for `revealed` like the others
+            session.post(self.prompt_for(box, seat))
+            if box.locked(seat):
+                session.post(Status(pid=box.pid, state="locked"))
+            if box.phase == Phase.ALL_LOCKED:
+                session.post(AllLocked(pid=box.pid))
+            return
+        told = self.told.get(seat)
+        if told is not None and snap.pid == told.pid and snap.state != "revealed":
+            session.post(told)
+
+    # ------------------------------------------------------------------ lockbox steps
+
+    def commit(self, session: Session | None, seat: int, text: str, ref: int,
+               uid: str | None = None) -> None:
+        box = self.box
+        assert box is not None
+        uid = uid or (session.uid if session is not None else None)
+        assert uid is not None
+        v = box.commit(seat, uid, text)
+        if session is not None and _refused(session, v, ref):
+            return
+        if v.changed:
+            self.record(CommitEntry(pid=box.pid, seat=seat, uid=uid, commitment=text))
+        if session is not None:
+            session.post(Status(pid=box.pid, state="locked"))
+        if v.changed:
+            self.seating.table.seats[seat].state = "locked"
+            if box.phase == Phase.ALL_LOCKED:
+                self._all_locked()
+            self.changed()
+
+    def _all_locked(self) -> None:
+        box = self.box
+        assert box is not None
+        self._locked_at = time.perf_counter()
+        self.record(AllLockedEntry(pid=box.pid))
+        for seat in box.seats:
+            s = self.seating.session_of(seat)
+            if s is not None:
+                s.post(AllLocked(pid=box.pid))
+        self.timers.arm(self.settings.reveal_timeout, self._reveal_timed_out, box.pid)
+        for seat, secret in list(self.bot_secrets.items()):
+            self._bot_reveal(seat, secret)
+            if self.box is not box:
+                return
+
+    def _bot_reveal(self, seat: int, secret: BotSecret) -> None:
+        box = self.box
+        assert box is not None
+        v = box.reveal(seat, f"bot-{seat}", secret.sel, secret.nonce, self.why_illegal)
+        if v.changed:
+            self.record(RevealEntry(pid=box.pid, seat=seat, uid=f"bot-{seat}", sel=secret.sel,
+                                    nonce=secret.nonce))
+            if box.complete:
+                self.finish()
+
+    def _reveal(self, session: Session, seat: int, uid: str, msg: Reveal, ref: int) -> None:
+        box = self.box
+        assert box is not None
+        v = box.reveal(seat, uid, msg.sel, msg.nonce, self.why_illegal)
+        if _refused(session, v, ref):
+            log.warning("%s: seat %d reveal refused: %s", self.settings.name, seat + 1, v.detail)
+            self.refused_reveals.append(f"seat {seat + 1}: {v.detail}")
+            if v.code == codec.E_ILLEGAL:
+                # A committed choice cannot change: the prompt is asked again (protocol.md).
+                self.void(f"seat {seat + 1}: {v.detail}",
+                          f"seat {seat + 1}'s choice broke a rule of the game")
+            return
+        if v.changed:
+            self.record(RevealEntry(pid=box.pid, seat=seat, uid=uid, sel=msg.sel,
+                                    nonce=msg.nonce))
+            if box.complete:
+                self.finish()
+            else:
+                self.changed()
+
+    def why_illegal(self, seat: int, sel: Selection) -> str | None:
+        d = self.game.pending
+        if d is None:
+            return "the game is over"
+        try:
+            self.game.check(d.ask_for(seat), sel)
+        except EngineError as e:
+            return str(getattr(e, "reason", e))
+        return None
+
+    def finish(self) -> None:
+        """Every answer is in: the game takes them all at once, the seats are told."""
+        box = self.box
+        assert box is not None and box.complete
+        decision = self.game.pending
+        assert decision is not None
+        answers = box.answers()
+        try:
+            events = self.game.apply(answers, box.decision)
+        except EngineError as e:
+            self.void(str(e), "a choice broke a rule of the game")
+            return
+        self.record(AppliedEntry(pid=box.pid, decision=box.decision,
+                                 answers=sorted(answers.items()),
+                                 hash=self.game.state_hash()))
+        self.answered(box.pid, decision, answers, events)
+        self.timers.cancel()
+        for seat, frame in self.told.items():
+            s = self.seating.session_of(seat)
+            if s is not None:
+                s.post(frame)
+        if box.sealed and self._locked_at is not None:
+            self.reveal_times.append(time.perf_counter() - self._locked_at)
+        for st in self.seating.table.seats:
+            st.state = "idle"
+        self.changed()
+        self.pump()
+
+    def answered(self, pid: int, decision: Decision, answers: dict[int, Selection],
+                 events: list[Event]) -> None:
+        """The game applied prompt `pid`'s answers: record what each seat and the table are
+        told (live, and again on replay: it follows from the answers)."""
+        telling = tell(pid, decision, answers, events, self.game.public_part)
+        self.public.tell(events)
+        self.public.reveal(telling.public)
+        self.told = telling.frames
+        self.closed_pids.append(pid)
+        self.box = None
+
+    def void(self, reason: str, told: str | None = None) -> None:
+        """The prompt cannot be answered as it stands: ask the decision again (new pid).
+
+        `reason` is journaled and logged; the seats and the table are `told` (by default the
+        reason): a rule's words can describe the refused choice, which must stay unseen (the
+        seat that made it had the rule in its error frame)."""
+        box = self.box
+        assert box is not None
+        d = self.game.pending
+        log.warning("%s: prompt %d void: %s", self.settings.name, box.pid, reason)
+        box.void()
+        self.record(VoidEntry(pid=box.pid, reason=reason))
+        self.closed_pids.append(box.pid)
+        self.box = None
+        self.timers.cancel()
+        if told is None:
+            told = "an answer was refused" if d is not None and d.private else reason
+        note = Revealed(seq=1, pid=box.pid, choices=[], summary=f"Void: {told}"[:120])
+        for seat in box.seats:
+            s = self.seating.session_of(seat)
+            if s is not None:
+                s.post(note)
+        self.public.void(f"Asked again: {told}")
+        self.changed()
+        self.pump()
+
+    # ------------------------------------------------------------------ bots
+
+    def _bot_answer(self, box: Lockbox, ask: Ask) -> None:
+        bot = self.seating.bot(ask.seat)
+        sel = bot.choose(SeatView(self.game, ask.answerer), ask, LegalAnswers(self.game, ask))
+        nonce = codec.b64(os.urandom(codec.NONCE_BYTES))
+        uid = f"bot-{ask.seat}"
+        if box.sealed:
+            secret = BotSecret(sel, nonce)
+            self.bot_secrets[ask.seat] = secret
+            self.record(BotEntry(pid=box.pid, seat=ask.seat, sel=sel, nonce=nonce))
+            nb = codec.unb64(nonce)
+            assert nb is not None
+            self.commit(None, ask.seat, codec.commitment(sel, nb, box.pid, uid), 0, uid)
+            return
+        v = box.reveal(ask.seat, uid, sel, nonce, self.why_illegal)
+        if v.changed:
+            self.record(RevealEntry(pid=box.pid, seat=ask.seat, uid=uid, sel=sel, nonce=nonce))
+            if box.complete:
+                self.finish()
+
+    # ------------------------------------------------------------------ the end
+
+    def game_over(self) -> None:
+        if self.finished.is_set():
+            return
+        result = self.game.result
+        if not self.over_journaled:
+            self.record(OverEntry(result=result.to_json() if result else None))
+            self.over_journaled = True
+        log.info("%s: game over: %s", self.settings.name, result.text if result else "")
+        self.finished.set()
+        self.changed()
+
+    # ------------------------------------------------------------------ timers
+
+    def start_timers(self) -> None:
+        """Arm the open prompt's timers (after a restart, once the loop runs)."""
+        box = self.box
+        if box is None:
+            return
+        if box.phase == Phase.OPEN and self.settings.prompt_timeout:
+            self.timers.arm(self.settings.prompt_timeout, self._prompt_timed_out, box.pid)
+        if box.phase == Phase.ALL_LOCKED:
+            self.timers.arm(self.settings.reveal_timeout, self._reveal_timed_out, box.pid)
+
+    def _prompt_timed_out(self, pid: int) -> None:
+        box, d = self.box, self.game.pending
+        if box is None or box.pid != pid or d is None or box.phase != Phase.OPEN:
+            return
+        defaults = {a.seat: a.default for a in d.asks if a.default is not None}
+        if not box.time_out(defaults):
+            log.info("%s: prompt %d timed out but the game has no default", self.settings.name,
+                     pid)
+            return
+        self.record(DefaultEntry(pid=pid, defaults=dict(box.defaults)))
+        phase: Phase = box.phase
+        if phase == Phase.ALL_LOCKED:
+            self._all_locked()
+        elif box.complete:
+            self.finish()
+
+    def _reveal_timed_out(self, pid: int) -> None:
+        box = self.box
+        if box is not None and box.pid == pid and box.phase == Phase.ALL_LOCKED:
+            missing = ", ".join(str(s + 1) for s in box.waiting_for)
+            self.void(f"no valid reveal from seat {missing}")
+
+
+def _refused(session: Session, v: Verdict, ref: int) -> bool:
+    if v.accepted:
+        return False
+    session.post(Error(code=v.code, detail=v.detail[:80], ref=ref))
+    return True

@@ -1,0 +1,127 @@
+"""The table's public state: one frozen model for the retained MQTT `state` topic and the displays.
+
+The runner makes a `TableState` when someone follows the table (a display, the throttled MQTT
+publisher); the daemon publishes `model_dump_json()` of it, retained, and the displays'
+adapter (`dialbox.displays.tablefeed`) reads the model itself. What it can hold is public by
+construction: a prompt carries who was asked and who has locked, never a selection; choices
+exist only in a reveal, made once a prompt is answered; a private decision's reveal carries
+no choice at all, only what the rules announce (`Game.public_part`); events are public ones.
+The validators refuse the rest, so a bug upstream fails here instead of leaking to the table.
+The JSON shape is documented in docs/host.md, "The public table state".
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+SeatKind = Literal["empty", "controller", "bot"]
+PromptKind = Literal["sealed", "open", "private"]
+"""As the engine's Decision.kind: sealed (commit-reveal), open (public at once), private (each
+answer stays in its own seat's view until a rule reveals it)."""
+PromptPhase = Literal["open", "alllocked", "complete", "void"]
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class SeatState(_Frozen):
+    """One seat: its colour, who sits there, and the controller's last reported state."""
+
+    seat: int = Field(ge=0)
+    name: str
+    colour: str
+    kind: SeatKind
+    uid: str | None = None
+    online: bool = False
+    team: str | None = None
+    role: str | None = None
+    state: str = "idle"
+    """idle, editing, locked, unlocked...: how far the controller is, never its choice."""
+
+
+class PromptState(_Frozen):
+    """The open prompt: who is asked, who has locked (or answered), what each was asked."""
+
+    pid: int
+    kind: PromptKind
+    phase: PromptPhase
+    seats: tuple[int, ...]
+    locked: tuple[int, ...] = ()
+    """Seats that locked a sealed choice or gave an open or private answer: never what."""
+    text: dict[int, str] = Field(default_factory=dict)
+    """Each asked seat's question."""
+
+
+class RevealState(_Frozen):
+    """An answered prompt as the table learns it."""
+
+    pid: int
+    kind: PromptKind
+    choices: tuple[tuple[int, str], ...] = ()
+    """(seat, face labels) of each answer: sealed and open prompts only."""
+    announced: tuple[tuple[int, str], ...] = ()
+    """Private prompts only: (seat, what the rules announce of its answer), e.g. "plays a
+    token face down" (Game.public_part); seats whose answer announces nothing are absent."""
+    summary: str = ""
+    """The public events of the answer, in words."""
+    text: dict[int, str] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _private_stays_private(self) -> RevealState:
+        if self.kind == "private" and self.choices:
+            raise ValueError(f"prompt {self.pid} is private: its answers stay in their seats' "
+                             "views, the table gets only what the rules announce")
+        if self.kind != "private" and self.announced:
+            raise ValueError(f"prompt {self.pid} is {self.kind}: it announces nothing, its "
+                             "choices are public")
+        return self
+
+
+class EventState(_Frozen):
+    """A public game event (a private one, `Event.to`, never reaches the table)."""
+
+    kind: str
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+class ResultState(_Frozen):
+    scores: dict[int, int]
+    winners: tuple[int, ...]
+    text: str
+    details: dict[str, Any] = Field(default_factory=dict)
+
+
+class TableState(_Frozen):
+    """Everything the table may know about its game at one moment."""
+
+    table: str
+    game: str
+    seats: tuple[SeatState, ...]
+    pairing: tuple[str, ...] = ()
+    """Controllers (uids) waiting for a button press to take a seat."""
+    prompt: PromptState | None = None
+    reveals: tuple[RevealState, ...] = ()
+    """The latest reveals, oldest first: several may have happened since the last state."""
+    events: tuple[EventState, ...] = ()
+    """The latest public events, oldest first."""
+    view: dict[str, Any] = Field(default_factory=dict)
+    """The game's public view, `Game.view(None)`."""
+    over: bool = False
+    result: ResultState | None = None
+
+    revealed: RevealState | None = None
+    """The latest reveal, the last of `reveals` (for readers that want only that one)."""
+
+    @model_validator(mode="after")
+    def _open_prompt_is_unanswered(self) -> TableState:
+        p = self.prompt
+        if p is not None and any(r.pid == p.pid for r in (*self.reveals, self.revealed)
+                                 if r is not None):
+            raise ValueError(f"prompt {p.pid} is open: its choices are not revealed yet")
+        if self.revealed is not None and self.reveals and self.revealed != self.reveals[-1]:
+            raise ValueError("`revealed` is the last of `reveals`")
+        return self

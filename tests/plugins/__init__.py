@@ -1,0 +1,1 @@
+"""Game packages that live only in the tests (plug-ins registered with engine.registry)."""
