@@ -53,12 +53,6 @@ def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
                       text=" ".join(f.label for f in faces) or "-")
 
 
-def private_choice(game: Game, ask: Ask, sel: Selection) -> ChoiceView:
-    """A private answer as the table sees it: only its public part, never its faces."""
-    return ChoiceView(seat=ask.seat, faces=(),
-                      text=game.public_part(ask, sel) or "chosen in private")
-
-
 def prompt_text(d: Decision) -> str:
     texts = {a.text for a in d.asks}
     return d.asks[0].text if len(texts) == 1 else "Each seat answers its own question"
@@ -264,15 +258,18 @@ class Rehearsal:
             self.set_ask(seat, "programming")
             self.publish()
             await self.beat(0.8)
-        choices = tuple(choice_of(a, answers[a.seat]) if not d.private else
-                        private_choice(game, a, answers[a.seat]) for a in d.asks)
         for s in d.seats:
             self.set_ask(s, "revealed")
-        assert self.prompt is not None
-        self.prompt = self.prompt.model_copy(update={"phase": "revealed", "choices": choices})
-        self.reveal = self.prompt
-        await self.moment(self.publish())
-        await self.beat(1.0 if d.sealed else 0.3)
+        # Nothing of a private answer is shown (as at a daemon's table): its public part
+        # reaches the table through the game's events.
+        if not d.private:
+            choices = tuple(choice_of(a, answers[a.seat]) for a in d.asks)
+            assert self.prompt is not None
+            self.prompt = self.prompt.model_copy(update={"phase": "revealed",
+                                                         "choices": choices})
+            self.reveal = self.prompt
+            await self.moment(self.publish())
+            await self.beat(1.0 if d.sealed else 0.3)
         self.add_events(game.apply(answers, d.id))
         self.prompt = None
         for s in d.seats:
