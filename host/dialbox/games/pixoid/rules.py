@@ -257,27 +257,21 @@ class Pixoid(Game):
     # ------------------------------------------------------------------ the flow
 
     def flow(self) -> Flow:
-        first = 0
-        if self._in_progress:  # set up from a position: finish its round first
-            first = self.round
-            yield from self._turns()
-            self._end_round()
+        # Set up from a position: its round is under way (cubes placed, some turns played).
+        first = self.round - 1 if self._in_progress else 0
         for r in range(first, self.rounds):
-            self._begin_round(r)
-            yield from self._place_cubes()
-            yield from self._turns()
+            if r != first or not self._in_progress:
+                self._begin_round(r)
+                yield from self._place_cubes()
+            while True:  # Movement and Scoring, turn after turn, until the round ends
+                self.turn += 1
+                answers = yield self.sealed(self._move_asks())
+                if self._resolve(answers):
+                    break
+                if self.spare is not None:
+                    self._pass_spare()
             self._end_round()
         self._end_game()
-
-    def _turns(self) -> Flow:
-        """Movement and Scoring, turn after turn, until the round ends."""
-        while True:
-            self.turn += 1
-            answers = yield self.sealed(self._move_asks())
-            if self._resolve(answers):
-                break
-            if self.spare is not None:
-                self._pass_spare()
 
     def _begin_round(self, r: int, spare: int | None = None) -> None:
         self.round = r + 1
