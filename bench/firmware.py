@@ -31,11 +31,13 @@ def game_memory(heap: str) -> tuple[dict[str, int], dict[str, int]]:
                 sim.turn(1, -2)
                 sim.press(100)
                 commit = host.expect("commit", pid=pid)
-                host.send("alllocked", [pid])
-                host.expect("reveal", pid=pid)
-                host.send("revealed", [pid, [[0, "E 8"], [1, "N 2"]], "Bug 2 caught Pixoid"])
+                host.send("alllocked", [pid, [[0, commit["commitment"]]]])
+                reveal = host.expect("reveal", pid=pid)
+                mine = [0, reveal["sel"], reveal["nonce"], sim.uid]
+                host.send("revealed", [pid, [[0, "E 8"], [1, "N 2"]], "Bug 2 caught Pixoid",
+                                       [mine]])
                 sim.wait_for(lambda v, p=pid: v.state == "revealed" and v.pid is None)
-                del commit
+                del commit, reveal
             game = sim.memory()
         finally:
             host.close()

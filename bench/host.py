@@ -173,10 +173,25 @@ async def bare_mqtt(port: int, creds: dict[str, str], n: int = 400) -> list[floa
 
 # ---------------------------------------------------------------- reveal latency
 
+def bench_key(uid: str) -> bytes:
+    """The device key of a benchmark double (derived from its uid, so the worker processes
+    and the daemon's key store agree without passing keys around)."""
+    import hashlib
+
+    return hashlib.sha256(b"dialbox-bench|" + uid.encode()).digest()
+
+
 def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | None,
                    broker: tuple[int, dict[str, str]] | None) -> Path:
+    from dialbox.sessions.keys import HEADER
+    from dialbox_protocol.codec import b64
+
+    uids = [f"c{i}" for i in range(SEATS)] + [f"{t}-c{i}" for t in tables for i in range(SEATS)]
+    keys = work / f"{name}.keys"  # the doubles are paired: every hello proves its key
+    keys.write_text(HEADER + "".join(f"{u} {b64(bench_key(u))}\n" for u in uids))
+    keys.chmod(0o600)
     lines = ["[host]", 'name = "bench"', f'journal = "{work / (name + ".sqlite")}"',
-             'log_level = "warning"',
+             f'keys = "{keys}"', 'log_level = "warning"',
              # the daemon's own path is measured: no web screen, terminal view or LED strip
              "[display]", "web = false", "terminal = false", "[ledstrip]", 'backend = "none"',
              "[serial]"]
@@ -211,13 +226,15 @@ async def reveal_latency(kind: str, work: Path, rounds: int,
     uids = [f"c{i}" for i in range(SEATS)]
     if kind == "pty":
         conf = _daemon_config(work, kind, [TABLE], str(work / "links" / "*"), None)
-        ds = [ControllerDouble(u, auto=False, link_dir=work / "links") for u in uids]
+        ds = [ControllerDouble(u, auto=False, link_dir=work / "links", key=bench_key(u))
+              for u in uids]
     else:
         assert broker is not None
         port, creds = broker
         conf = _daemon_config(work, kind, [TABLE], None, broker)
         ds = [ControllerDouble(u, auto=False, mqtt={"host": "127.0.0.1", "port": port,
-                               "table": TABLE, "user": u, "password": creds[u]})
+                               "table": TABLE, "user": u, "password": creds[u]},
+                               key=bench_key(u))
               for u in uids]
     host = _start_daemon(conf)
     loop = asyncio.get_running_loop()
@@ -347,7 +364,7 @@ async def _worker(spec: dict[str, Any]) -> None:
             uid = f"{table}-c{i}"
             d = ControllerDouble(uid, auto=True, think=(0.6, 0.95), keep=2, mqtt={
                 "host": "127.0.0.1", "port": port, "table": table, "user": uid,
-                "password": "pw-" + uid})
+                "password": "pw-" + uid}, key=bench_key(uid))
             hook(d, table)
             ds.append(d)
 

@@ -56,7 +56,12 @@ class App:
         if hal.can_sense_battery():
             caps.append("battery")
         self.ctl = ctlmod.Controller(
-            uid, hal.board_name(), store, caps=caps, on_config=self.provisioned
+            uid,
+            hal.board_name(),
+            store,
+            caps=caps,
+            on_config=self.provisioned,
+            key=configmod.key(cfg),
         )
         if cfg.get("colour"):
             self.ctl.colour = cfg["colour"]

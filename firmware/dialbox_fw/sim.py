@@ -64,8 +64,11 @@ def say(text):
 def main():
     from dialbox_fw import app as appmod
 
-    profile = load_profile(getenv("DIALBOX_SIM_PROFILE", "board.json"))
-    hal = VirtualHal(profile, getenv("DIALBOX_SIM_UID", "sim-1"), getenv("DIALBOX_SIM_CONTROL"))
+    hal = VirtualHal(
+        load_profile(getenv("DIALBOX_SIM_PROFILE", "board.json")),  # not kept: heap
+        getenv("DIALBOX_SIM_UID", "sim-1"),
+        getenv("DIALBOX_SIM_CONTROL"),
+    )
     extra = auto_player if getenv("DIALBOX_SIM_AUTO", "0") == "1" else None
     # Every way out leaves a line in the log: a controller that stops is never silent.
     try:

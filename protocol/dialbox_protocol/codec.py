@@ -16,6 +16,8 @@ import binascii
 import hashlib
 import json
 
+from dialbox_protocol.strictjson import json_strict
+
 try:
     from micropython import const
 except ImportError:  # CPython
@@ -32,6 +34,11 @@ MAX_FACES = const(32)  # faces per wheel
 WHEELS = const(3)
 NONCE_BYTES = const(12)
 COMMIT_BYTES = const(16)
+MAX_SEATS = const(6)  # seats at a table (0..5)
+CHALLENGE_BYTES = const(16)  # identify's random challenge
+MAC_BYTES = const(16)  # hello's HMAC-SHA256, truncated
+KEY_MIN = const(16)  # a device key is 16..32 random bytes
+KEY_MAX = const(32)
 
 # Error codes (shared by DecodeError values and "error" messages on the wire).
 E_CRC = const(1)
@@ -52,6 +59,7 @@ E_CONFIG = const(15)
 E_DIRECTION = const(16)
 E_SPOOF = const(17)
 E_INTERNAL = const(18)
+E_AUTH = const(19)
 
 ERROR_NAMES = {
     E_CRC: "bad_crc",
@@ -72,6 +80,7 @@ ERROR_NAMES = {
     E_DIRECTION: "wrong_direction",
     E_SPOOF: "uid_in_use",
     E_INTERNAL: "internal",
+    E_AUTH: "auth_failed",
 }
 
 # The detail of the `unexpected_now` error a controller without a session answers a reliable
@@ -84,7 +93,12 @@ NO_SESSION = "no session"
 # Reliable messages carry a sequence number > 0 and are acknowledged with "ack".
 # (name, direction, reliable, ((field, type), ...))
 MESSAGES = (
-    ("identify", "d", 0, (("proto", "i"), ("table_hash", "s"), ("host", "s"))),
+    (
+        "identify",
+        "d",
+        0,
+        (("proto", "i"), ("table_hash", "s"), ("host", "s"), ("challenge", "s")),
+    ),
     (
         "hello",
         "u",
@@ -96,6 +110,7 @@ MESSAGES = (
             ("board", "s"),
             ("uid", "s"),
             ("caps", "l"),
+            ("mac", "s"),
         ),
     ),
     ("welcome", "d", 1, (("seat", "i"), ("colour", "s"), ("table", "s"), ("name", "s"))),
@@ -109,9 +124,9 @@ MESSAGES = (
     ("status", "b", 0, (("pid", "I"), ("state", "s"))),
     ("commit", "u", 1, (("pid", "i"), ("commitment", "s"))),
     ("uncommit", "u", 1, (("pid", "i"),)),
-    ("alllocked", "d", 1, (("pid", "i"),)),
+    ("alllocked", "d", 1, (("pid", "i"), ("commits", "l"))),
     ("reveal", "u", 1, (("pid", "i"), ("sel", "l"), ("nonce", "s"))),
-    ("revealed", "d", 1, (("pid", "i"), ("choices", "l"), ("summary", "s"))),
+    ("revealed", "d", 1, (("pid", "i"), ("choices", "l"), ("summary", "s"), ("reveals", "l"))),
     ("ping", "b", 0, (("ms", "i"),)),
     ("pong", "b", 0, (("ms", "i"),)),
     ("error", "b", 0, (("code", "i"), ("detail", "s"), ("ref", "i"))),
@@ -129,6 +144,7 @@ MESSAGES = (
             ("user", "s"),
             ("password", "s"),
             ("table", "s"),
+            ("key", "s"),
         ),
     ),
     ("ack", "b", 0, (("ref", "i"),)),
@@ -372,6 +388,10 @@ def _decode(line):
             if not (48 <= c <= 57 or 97 <= c <= 102):
                 return DecodeError(E_FRAME, "frame does not end in 8 lowercase hex digits")
         return DecodeError(E_CRC, "checksum mismatch")
+    # json.loads alone differs between the runtimes (MicroPython takes [1,,2], 01, "\v"):
+    # the strict check first makes both refuse the same bodies (docs/protocol.md, Strictness)
+    if not json_strict(body):
+        return DecodeError(E_JSON, "frame body is not valid JSON")
     try:
         arr = json.loads(body)
     except Exception:
@@ -388,6 +408,12 @@ def _decode(line):
     if spec is None:
         return DecodeError(E_TYPE, "unknown message type %s" % name, name, seq)
     args = arr[2:]
+    if name == "hello" or name == "identify":
+        # before the field count: a peer of another protocol or message table may well have
+        # other fields, and must hear "update", not "bad fields"
+        bad = _check_version(name, seq, args)
+        if bad is not None:
+            return bad
     err = _check_fields(spec, args)
     if err is not None:
         return DecodeError(E_FIELDS, err[1], name, seq, err[0])
@@ -406,24 +432,31 @@ def _decode(line):
         bad = check_selection(msg["sel"])
         if bad is not None:
             return DecodeError(E_FIELDS, bad, name, seq, "sel")
-    if name == "hello" or name == "identify":
-        if msg["proto"] != PROTOCOL_VERSION:
-            return DecodeError(
-                E_VERSION,
-                "protocol version %d, this side speaks %d" % (msg["proto"], PROTOCOL_VERSION),
-                name,
-                seq,
-                "proto",
-            )
-        if msg["table_hash"] != TABLE_HASH:
-            return DecodeError(
-                E_TABLE,
-                "message table %s, this side has %s" % (msg["table_hash"], TABLE_HASH),
-                name,
-                seq,
-                "table_hash",
-            )
     return msg
+
+
+def _check_version(name, seq, args):
+    """hello/identify: a DecodeError for another protocol version or message table, else
+    None (fields that are not [int, str, ...] are left to the field check)."""
+    if len(args) < 2 or type(args[0]) is not int or type(args[1]) is not str:
+        return None
+    if args[0] != PROTOCOL_VERSION:
+        return DecodeError(
+            E_VERSION,
+            "protocol version %d, this side speaks %d" % (args[0], PROTOCOL_VERSION),
+            name,
+            seq,
+            "proto",
+        )
+    if args[1] != TABLE_HASH:
+        return DecodeError(
+            E_TABLE,
+            "message table %s, this side has %s" % (args[1], TABLE_HASH),
+            name,
+            seq,
+            "table_hash",
+        )
+    return None
 
 
 class FrameReader:
@@ -571,6 +604,47 @@ def verify_reveal(commit_text, sel, nonce_text, pid, device):
     if nonce is None or len(nonce) != NONCE_BYTES:
         return False
     return commitment(sel, nonce, pid, device) == commit_text
+
+
+# ---------------------------------------------------------------- device identity
+
+_BLOCK = const(64)  # SHA-256 block size
+
+
+def hmac_sha256(key, data):
+    """HMAC-SHA256 (RFC 2104) from hashlib.sha256 alone: MicroPython has no hmac module."""
+    if len(key) > _BLOCK:
+        key = hashlib.sha256(key).digest()
+    ipad = bytearray(_BLOCK)
+    opad = bytearray(_BLOCK)
+    for i in range(_BLOCK):
+        k = key[i] if i < len(key) else 0
+        ipad[i] = k ^ 0x36
+        opad[i] = k ^ 0x5C
+    inner = hashlib.sha256(bytes(ipad))
+    inner.update(data)
+    outer = hashlib.sha256(bytes(opad))
+    outer.update(inner.digest())
+    return outer.digest()
+
+
+def hello_mac(key, challenge, uid):
+    """The proof a controller puts in its hello: base64 (no padding) of the first 16 bytes
+    of HMAC-SHA256(device key, "dialbox-hello-v1|<challenge>|<uid>"), where challenge is
+    the text of the identify's challenge field."""
+    text = "dialbox-hello-v1|%s|%s" % (challenge, uid)
+    return b64(hmac_sha256(key, text.encode())[:MAC_BYTES])
+
+
+def device_key(text):
+    """The device key (bytes) from its base64 text, or None when the text is not a key of
+    KEY_MIN..KEY_MAX bytes ("" = no key)."""
+    if not text:
+        return None
+    key = unb64(text)
+    if key is None or not KEY_MIN <= len(key) <= KEY_MAX:
+        return None
+    return key
 
 
 # ---------------------------------------------------------------- default wheel faces

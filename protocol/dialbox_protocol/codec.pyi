@@ -3,6 +3,8 @@
 from collections.abc import Callable
 from typing import Any, Final
 
+from dialbox_protocol.strictjson import json_strict as json_strict
+
 PROTOCOL_VERSION: Final[int]
 MAX_FRAME: Final[int]
 MAX_SEQ: Final[int]
@@ -11,6 +13,11 @@ MAX_FACES: Final[int]
 WHEELS: Final[int]
 NONCE_BYTES: Final[int]
 COMMIT_BYTES: Final[int]
+MAX_SEATS: Final[int]
+CHALLENGE_BYTES: Final[int]
+MAC_BYTES: Final[int]
+KEY_MIN: Final[int]
+KEY_MAX: Final[int]
 E_CRC: Final[int]
 E_FRAME: Final[int]
 E_OVERSIZE: Final[int]
@@ -29,6 +36,7 @@ E_CONFIG: Final[int]
 E_DIRECTION: Final[int]
 E_SPOOF: Final[int]
 E_INTERNAL: Final[int]
+E_AUTH: Final[int]
 ERROR_NAMES: dict[int, str]
 NO_SESSION: Final[str]
 MESSAGES: tuple[tuple[str, str, int, tuple[tuple[str, str], ...]], ...]
@@ -64,6 +72,7 @@ def encode(
     name: str, seq: int, args: list[Any], text: Callable[[Any], str] = ...
 ) -> bytes: ...
 def encode_dict(msg: dict[str, Any]) -> bytes: ...
+
 def decode_frame(line: bytes | bytearray | memoryview) -> Decoded: ...
 def check_wheels(wheels: list[Any]) -> str | None: ...
 def check_selection(sel: list[Any]) -> str | None: ...
@@ -84,3 +93,6 @@ def commitment(sel: list[int] | tuple[int, ...], nonce: bytes, pid: int, device:
 def verify_reveal(
     commit_text: str, sel: list[int] | tuple[int, ...], nonce_text: str, pid: int, device: str
 ) -> bool: ...
+def hmac_sha256(key: bytes, data: bytes) -> bytes: ...
+def hello_mac(key: bytes, challenge: str, uid: str) -> str: ...
+def device_key(text: str) -> bytes | None: ...

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
@@ -14,6 +15,12 @@ Colour = Annotated[str, Field(pattern=r"^[0-9a-f]{6}$")]
 Name = Annotated[str, Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$")]
 Commitment = Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{22}$")]
 Nonce = Annotated[str, Field(pattern=r"^[A-Za-z0-9+/]{16}$")]
+Challenge = Annotated[str, Field(pattern=r"^([A-Za-z0-9+/]{22})?$")]
+"""identify's challenge: 16 random bytes in base64 (22 characters), or "" (none asked)."""
+Mac = Annotated[str, Field(pattern=r"^([A-Za-z0-9+/]{22})?$")]
+"""hello's proof of the device key (codec.hello_mac), or "" from a controller without one."""
+DeviceKey = Annotated[str, Field(pattern=r"^([A-Za-z0-9+/]{22,43})?$")]
+"""A device key (16-32 random bytes) in base64 without padding, or "" for none."""
 State = Literal["idle", "editing", "locked", "unlocked", "alllocked", "revealed"]
 FaceIndex = Annotated[int, Field(ge=-1, lt=codec.MAX_FACES)]
 
@@ -60,11 +67,17 @@ def _plain(v: Any) -> Any:
     return v
 
 
+def new_challenge() -> str:
+    """A fresh random challenge for an identify (codec.CHALLENGE_BYTES in base64)."""
+    return codec.b64(os.urandom(codec.CHALLENGE_BYTES))
+
+
 class Identify(Message):
     t: Literal["identify"] = "identify"
     proto: int = codec.PROTOCOL_VERSION
     table_hash: str = codec.TABLE_HASH
     host: Annotated[str, Field(max_length=32)] = "dialbox"
+    challenge: Challenge = Field(default_factory=new_challenge)
 
 
 class Hello(Message):
@@ -75,6 +88,7 @@ class Hello(Message):
     board: Annotated[str, Field(min_length=1, max_length=24)]
     uid: Name
     caps: list[Annotated[str, Field(max_length=16)]] = Field(default_factory=list, max_length=8)
+    mac: Mac = ""
 
 
 class Welcome(Message):
@@ -132,9 +146,17 @@ class Uncommit(Message):
     pid: Pid
 
 
+SeatIndex = Annotated[int, Field(ge=0, lt=codec.MAX_SEATS)]
+
+
 class AllLocked(Message):
     t: Literal["alllocked"] = "alllocked"
     pid: Pid
+    commits: list[tuple[SeatIndex, Commitment]] = Field(
+        default_factory=list, max_length=codec.MAX_SEATS
+    )
+    """Every committed seat's commitment, [seat, commitment], by seat: each controller
+    checks its own is there before it reveals, and keeps the others to verify `revealed`."""
 
 
 class Reveal(Message):
@@ -149,6 +171,13 @@ class Revealed(Message):
     pid: Pid
     choices: list[tuple[Annotated[int, Field(ge=0, le=5)], Annotated[str, Field(max_length=24)]]]
     summary: Annotated[str, Field(max_length=120)]
+    reveals: list[tuple[SeatIndex, tuple[FaceIndex, FaceIndex, FaceIndex], Nonce, Name]] = Field(
+        default_factory=list, max_length=codec.MAX_SEATS
+    )
+    """[seat, sel, nonce, uid] of each answer the controllers can check against its
+    commitment (`codec.commitment(sel, nonce, pid, uid)`; a bot's uid is `bot-<seat>`):
+    every seat's for a sealed or open decision, the seat's own only for a private one, none
+    for a void or a seat that took the game's default."""
 
 
 class Ping(Message):
@@ -184,6 +213,7 @@ class Config(Message):
     user: Annotated[str, Field(max_length=32)] = ""
     password: Annotated[str, Field(max_length=64)] = ""
     table: Name = "table1"
+    key: DeviceKey = ""
 
 
 class Ack(Message):

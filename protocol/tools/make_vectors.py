@@ -19,10 +19,17 @@ E = codec.encode
 NONCE = bytes.fromhex("deadbeef0001020304050607")
 UID = "e6614c311b7f2a2b"
 COMMIT = codec.commitment([2, 3, -1], NONCE, 17, UID)
+CHALLENGE = codec.b64(bytes.fromhex("00112233445566778899aabbccddeeff"))
+KEY = bytes(range(1, 33))  # a 32-byte device key
+MAC = codec.hello_mac(KEY, CHALLENGE, UID)
+# a second seat's reveal (a bot: uid bot-<seat>), for alllocked/revealed
+NONCE2 = bytes.fromhex("0f0e0d0c0b0a090807060504")
+COMMIT2 = codec.commitment([0, 2, -1], NONCE2, 17, "bot-1")
 
 VALID: list[tuple[str, str, int, list[Any]]] = [
-    ("identify", "identify", 0, [1, codec.TABLE_HASH, "dialbox"]),
-    ("hello", "hello", 0, [1, codec.TABLE_HASH, "0.1.0", "pico_w", UID, ["oled", "led"]]),
+    ("identify", "identify", 0, [1, codec.TABLE_HASH, "dialbox", CHALLENGE]),
+    ("hello", "hello", 0, [1, codec.TABLE_HASH, "0.1.0", "pico_w", UID, ["oled", "led"], MAC]),
+    ("hello without a key", "hello", 0, [1, codec.TABLE_HASH, "0.1.0", "pico_w", UID, [], ""]),
     ("welcome", "welcome", 1, [2, "43a047", "table1", "Green"]),
     ("welcome unseated", "welcome", 1, [-1, "ffffff", "table1", ""]),
     ("snapshot idle", "snapshot", 1, [None, "idle", None]),
@@ -56,10 +63,22 @@ VALID: list[tuple[str, str, int, list[Any]]] = [
     ("commit", "commit", 2, [17, COMMIT]),
     ("commit largest", "commit", 65535, [16777215, COMMIT]),
     ("uncommit", "uncommit", 3, [17]),
-    ("alllocked", "alllocked", 5, [17]),
+    ("alllocked", "alllocked", 5, [17, [[0, COMMIT], [1, COMMIT2]]]),
+    ("alllocked empty", "alllocked", 5, [17, []]),
     ("reveal", "reveal", 3, [17, [2, 3, -1], codec.b64(NONCE)]),
     ("reveal largest", "reveal", 65535, [16777215, [31, 31, 31], codec.b64(NONCE)]),
-    ("revealed", "revealed", 6, [17, [[0, "E 3"], [1, "N 2"], [2, "W 5"]], "Bug 2 caught Pixoid"]),
+    (
+        "revealed",
+        "revealed",
+        6,
+        [
+            17,
+            [[0, "E 3"], [1, "N 2"]],
+            "Bug 2 caught Pixoid",
+            [[0, [2, 3, -1], codec.b64(NONCE), UID], [1, [0, 2, -1], codec.b64(NONCE2), "bot-1"]],
+        ],
+    ),
+    ("revealed void", "revealed", 7, [17, [], "Void: seat 2 lost its choice", []]),
     ("ping", "ping", 0, [123456]),
     ("pong", "pong", 0, [123456]),
     ("error", "error", 0, [13, "reveal does not match commitment", 3]),
@@ -78,10 +97,26 @@ VALID: list[tuple[str, str, int, list[Any]]] = [
             "ctrl-1",
             "pw",
             "table1",
+            codec.b64(KEY),
         ],
     ),
     ("ack", "ack", 0, [65535]),
 ]
+
+
+def _hmac_examples() -> list[dict[str, str]]:
+    """HMAC-SHA256 computed by CPython's own hmac module, for the codec's hmac_sha256 on
+    both runtimes: keys shorter than, equal to and longer than the 64-byte block."""
+    import hashlib
+    import hmac
+
+    out = []
+    for n, data in ((0, b""), (16, b"dialbox"), (32, b"x" * 70), (64, b"block"),
+                    (65, b"one over"), (100, b"\x00\xff")):
+        key = bytes((i * 7 + n) % 256 for i in range(n))
+        mac = hmac.new(key, data, hashlib.sha256).hexdigest()
+        out.append({"key_hex": key.hex(), "data_hex": data.hex(), "mac_hex": mac})
+    return out
 
 
 def frame_text(b: bytes) -> str:
@@ -98,6 +133,13 @@ def main() -> None:
             "sel": [2, 3, -1],
             "nonce_hex": NONCE.hex(),
             "commitment": COMMIT,
+        },
+        "hmac": _hmac_examples(),
+        "hello_mac_example": {
+            "key_hex": KEY.hex(),
+            "challenge": CHALLENGE,
+            "uid": UID,
+            "mac": MAC,
         },
         "valid": [],
         "invalid": [],
@@ -141,9 +183,10 @@ def main() -> None:
         ("extra field", sealed(b'["ack",0,1,2]'), "bad_fields"),
         ("wrong type", sealed(b'["commit",2,"17","' + COMMIT.encode() + b'"]'), "bad_fields"),
         ("bool is not int", sealed(b'["ack",0,true]'), "bad_fields"),
-        ("float is not int", sealed(b'["ack",0,1.5]'), "bad_fields"),
+        ("float is not json here", sealed(b'["ack",0,1.5]'), "bad_json"),
         ("seq out of range", sealed(b'["ack",70000,1]'), "bad_fields"),
-        ("reliable without seq", sealed(b'["alllocked",0,17]'), "bad_fields"),
+        ("reliable without seq", sealed(b'["alllocked",0,17,[]]'), "bad_fields"),
+        ("alllocked without commits", sealed(b'["alllocked",5,17]'), "bad_fields"),
         ("bad wheels count", sealed(b'["prompt",2,1,true,true,"x",[null,null]]'), "bad_fields"),
         (
             "empty allowed mask",
@@ -172,6 +215,26 @@ def main() -> None:
         ),
         ("other message table", sealed(b'["identify",0,1,"00000000","h"]'), "table_mismatch"),
         ("deep nesting", sealed(b"[" * 400 + b"]" * 400), "bad_json"),
+        # strict JSON (docs/protocol.md, Strictness): MicroPython's json takes all of these
+        ("doubled comma", sealed(b'["ack",0,,1]'), "bad_json"),
+        ("trailing comma", sealed(b'["ack",0,1,]'), "bad_json"),
+        ("missing comma", sealed(b'["ack",0 1]'), "bad_json"),
+        ("colon for comma", sealed(b'["ack",0:1]'), "bad_json"),
+        ("leading zero", sealed(b'["ack",0,017]'), "bad_json"),
+        ("negative leading zero", sealed(b'["ping",0,-01]'), "bad_json"),
+        ("literal runs into a number", sealed(b'["ack",0,true1]'), "bad_json"),
+        ("escape \\v", sealed(b'["error",0,1,"\\v",0]'), "bad_json"),
+        ("escape \\x", sealed(b'["error",0,1,"\\x41",0]'), "bad_json"),
+        ("bad unicode escape", sealed(b'["error",0,1,"\\uzzzz",0]'), "bad_json"),
+        ("surrogate pair escape", sealed(b'["error",0,1,"\\ud83d\\ude00",0]'), "bad_json"),
+        ("exponent", sealed(b'["ack",0,1e3]'), "bad_json"),
+        ("NaN", sealed(b'["ack",0,NaN]'), "bad_json"),
+        ("object in a list", sealed(b'["revealed",4,17,[{"a":1}],"x"]'), "bad_json"),
+        (
+            "nested 9 deep",
+            sealed(b'["revealed",4,17,' + b"[" * 8 + b"]" * 8 + b',"x"]'),
+            "bad_json",
+        ),
     ]
     for name, bad, err in invalid:
         out["invalid"].append({"name": name, "frame": bad, "error": err})

@@ -15,6 +15,7 @@ from dialbox_fw.core.wheels import Wheel
 from dialbox_protocol import codec
 
 PIXOID = [[None, 0b01010101, 0], [None, 0b1111111110, 1], None]
+CHALLENGE = codec.b64(bytes(range(16)))
 
 
 class Rig:
@@ -51,7 +52,7 @@ class Rig:
                 self.host("ack", m["seq"])
 
     def welcome(self, seat: int = 0) -> dict[str, Any]:
-        hello = self.host("identify", 1, codec.TABLE_HASH, "test")
+        hello = self.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
         assert [m["t"] for m in hello] == ["hello"]
         self.seq = 0
         out = self.host("welcome", seat, "43a047", "t1", "Green")
@@ -66,6 +67,12 @@ class Rig:
         self.ctl.tick(self.now)
         return self.drain()
 
+    def commitment(self) -> str:
+        """The commitment of this controller's latest commit."""
+        self.drain()
+        text: str = [m for m in self.sent if m["t"] == "commit"][-1]["commitment"]
+        return text
+
 
 def types(msgs: list[dict[str, Any]]) -> list[str]:
     return [m["t"] for m in msgs]
@@ -73,11 +80,30 @@ def types(msgs: list[dict[str, Any]]) -> list[str]:
 
 def test_hello_carries_version_table_hash_board_and_uid() -> None:
     r = Rig()
-    (hello,) = r.host("identify", 1, codec.TABLE_HASH, "test")
+    (hello,) = r.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
     assert hello["proto"] == codec.PROTOCOL_VERSION
     assert hello["table_hash"] == codec.TABLE_HASH
     assert (hello["board"], hello["uid"]) == ("pico_w", "dev-1")
     assert r.ctl.state == c.CONNECTING
+
+
+def test_hello_proves_the_device_key_over_the_hosts_challenge() -> None:
+    r = Rig()
+    (hello,) = r.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
+    assert hello["mac"] == ""  # no key provisioned: nothing to prove
+    key = bytes(range(100, 132))
+    r.ctl.key = key
+    (hello,) = r.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
+    assert hello["mac"] == codec.hello_mac(key, CHALLENGE, "dev-1")
+    other = codec.b64(bytes(16))
+    (again,) = r.host("identify", 1, codec.TABLE_HASH, "test", other)
+    assert again["mac"] == codec.hello_mac(key, other, "dev-1") != hello["mac"]
+    # the host refusing the proof is shown, and a later welcome recovers
+    r.host("error", codec.E_AUTH, "dev-1: wrong device key", 0)
+    assert r.ctl.state == c.ERROR
+    assert "wrong device key" in " ".join(render(r.ctl)[0])
+    r.welcome()
+    assert r.ctl.state == c.IDLE
 
 
 def test_version_mismatch_shows_an_error() -> None:
@@ -110,16 +136,20 @@ def test_full_sealed_round() -> None:
     r.host("ack", commit["seq"])
     r.host("status", 17, "locked")
     assert render(r.ctl)[0][0] == "LOCKED *"
-    out = r.host("alllocked", 17)
+    bot_nonce = bytes(range(40, 52))
+    bot_commit = codec.commitment([0, 2, -1], bot_nonce, 17, "bot-1")
+    out = r.host("alllocked", 17, [[0, commit["commitment"]], [1, bot_commit]])
     reveal = out[1]
     assert reveal["t"] == "reveal" and reveal["sel"] == [2, 3, -1]
     assert codec.verify_reveal(commit["commitment"], reveal["sel"], reveal["nonce"], 17, "dev-1")
     assert r.ctl.state == c.ALLLOCKED
     r.host("ack", reveal["seq"])
-    r.host("revealed", 17, [[0, "E 3"], [1, "N 2"]], "Bug 2 caught Pixoid")
-    assert r.ctl.state == c.REVEALED
+    reveals = [[0, reveal["sel"], reveal["nonce"], "dev-1"],
+               [1, [0, 2, -1], codec.b64(bot_nonce), "bot-1"]]
+    r.host("revealed", 17, [[0, "E 3"], [1, "N 2"]], "Bug 2 caught Pixoid", reveals)
+    assert r.ctl.state == c.REVEALED and r.ctl.verified
     lines, _ = render(r.ctl)
-    assert "1 E 3" in lines and "2 N 2" in lines
+    assert lines[0] == "VERIFIED" and "1 E 3" in lines and "2 N 2" in lines
     assert r.store.load() is None
 
 
@@ -190,7 +220,7 @@ def test_unlock_refused_when_the_prompt_forbids_it_or_all_locked() -> None:
     r2.welcome()
     r2.host("prompt", 6, True, True, "x", PIXOID)
     r2.ctl.button(SHORT, r2.now)
-    r2.host("alllocked", 6)
+    r2.host("alllocked", 6, [[0, r2.commitment()]])
     r2.ctl.button(LONG, r2.now)
     assert r2.ctl.state == c.ALLLOCKED
 
@@ -217,11 +247,11 @@ def test_reset_between_lock_and_reveal_reveals_the_same_choice(tmp_path: Path) -
     }
     r2.host("prompt", 9, True, True, "x", PIXOID)  # the host re-sends the prompt
     assert r2.ctl.state == c.LOCKED
-    out = r2.host("alllocked", 9)
+    out = r2.host("alllocked", 9, [[0, commit["commitment"]]])
     reveal = [m for m in out if m["t"] == "reveal"][0]
     assert reveal["sel"] == [6, 6, -1]
     assert codec.verify_reveal(commit["commitment"], reveal["sel"], reveal["nonce"], 9, "dev-1")
-    r2.host("revealed", 9, [[0, "W 6"]], "ok")
+    r2.host("revealed", 9, [[0, "W 6"]], "ok", [[0, reveal["sel"], reveal["nonce"], "dev-1"]])
     assert not (tmp_path / "lock.json").exists()
 
 
@@ -254,7 +284,7 @@ def test_frames_unacked_when_the_link_drops_go_out_again_after_the_handshake() -
     r.tick(3500)  # silence: link lost
     assert not r.ctl.linked
     assert render(r.ctl)[0][1] == "connecting..."
-    r.host("identify", 1, codec.TABLE_HASH, "test")
+    r.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
     r.seq = 0
     out = r.host("welcome", 0, "43a047", "t1", "Green")
     assert types(out) == ["ack", "snapshot", "commit"]
@@ -270,7 +300,7 @@ def test_without_a_session_reliable_frames_are_refused_with_no_session() -> None
     r.host("prompt", 5, True, True, "x", PIXOID)
     r.tick(3500)  # silence: link lost, the session with it
     assert not r.ctl.session.online
-    refused = r.host("revealed", 5, [[0, "N 1"]], "nope", seq=9)
+    refused = r.host("revealed", 5, [[0, "N 1"]], "nope", [], seq=9)
     assert refused == [
         {"t": "error", "seq": 0, "code": codec.E_STATE, "detail": codec.NO_SESSION, "ref": 9}
     ]
@@ -278,10 +308,10 @@ def test_without_a_session_reliable_frames_are_refused_with_no_session() -> None
     assert r.host("ack", 9) == [] and r.host("error", codec.E_STATE, "x", 9) == []
     assert r.host("status", 5, "locked") == []
     assert types(r.host("ping", 7)) == ["pong"]
-    r.host("identify", 1, codec.TABLE_HASH, "test")
+    r.host("identify", 1, codec.TABLE_HASH, "test", CHALLENGE)
     r.seq = 0
     assert types(r.host("welcome", 0, "43a047", "t1", "Green")) == ["ack", "snapshot"]
-    assert types(r.host("alllocked", 5)) == ["ack", "error"]  # in a session: handled again
+    assert types(r.host("alllocked", 5, [])) == ["ack", "error"]  # in a session: handled again
 
 
 def test_duplicates_are_acked_again_but_processed_once() -> None:
@@ -299,7 +329,7 @@ def test_a_stale_revealed_does_not_replace_the_prompt_in_hand() -> None:
     r = Rig()
     r.welcome()
     r.host("prompt", 12, True, True, "x", PIXOID)
-    out = r.host("revealed", 11, [[0, "N 1"]], "old news")
+    out = r.host("revealed", 11, [[0, "N 1"]], "old news", [])
     assert out[1]["t"] == "error" and out[1]["code"] == codec.E_PROMPT
     assert r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 12
 
@@ -326,7 +356,7 @@ def test_open_prompt_sends_the_answer_directly() -> None:
 def test_alllocked_without_a_commitment_is_refused() -> None:
     r = Rig()
     r.welcome()
-    out = r.host("alllocked", 44)
+    out = r.host("alllocked", 44, [])
     assert out[1]["t"] == "error" and out[1]["code"] == codec.E_PROMPT
 
 
@@ -334,14 +364,19 @@ def test_provisioning_config_is_checked() -> None:
     got: list[dict[str, Any]] = []
     r = Rig()
     r.ctl.on_config = got.append
-    good = ["dev-9", "e53935", "", "", "", 1883, "", "", "t1"]
+    key = codec.b64(bytes(range(32)))
+    good = ["dev-9", "e53935", "", "", "", 1883, "", "", "t1", key]
     r.host("config", *good)
-    assert got and got[0]["device"] == "dev-9"
+    assert got and got[0]["device"] == "dev-9" and got[0]["key"] == key
     bad = list(good)
     bad[1] = "zz"
     out = r.host("config", *bad)
     assert out[1]["t"] == "error" and out[1]["code"] == codec.E_CONFIG
     assert "colour" in out[1]["detail"]
+    short = list(good)
+    short[9] = codec.b64(bytes(8))  # a device key has 16-32 bytes
+    out = r.host("config", *short)
+    assert out[1]["t"] == "error" and "key" in out[1]["detail"]
 
 
 @pytest.mark.parametrize(

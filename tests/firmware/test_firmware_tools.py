@@ -21,6 +21,7 @@ def test_board_bundle_is_mpy_within_budget_without_sim_parts(board: str, tmp_pat
     b = bundle.build(board, tmp_path / board)
     assert "main.py" in b.files and "board.json" in b.files
     assert "dialbox_protocol/codec.mpy" in b.files
+    assert "dialbox_protocol/strictjson.mpy" in b.files
     assert not any("virtual" in f or f.endswith("sim.mpy") for f in b.files)
     assert all(f.endswith(".mpy") for f in b.files if f not in ("main.py", "board.json"))
     assert json.loads((b.root / "board.json").read_text())["board"] == board

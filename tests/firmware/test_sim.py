@@ -1,4 +1,4 @@
-"""The simulated controller over a pty, on the MicroPython unix port (96 KB heap) and CPython."""
+"""The simulated controller over a pty, on the MicroPython unix port (128 KB heap) and CPython."""
 
 from __future__ import annotations
 
@@ -53,17 +53,19 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         snap = host.handshake()
         assert snap["state"] == "locked" and snap["commitment"] == commit["commitment"]
         host.send("prompt", [17, True, True, "Move Pixoid", PIXOID])
-        host.send("alllocked", [17])
+        host.send("alllocked", [17, [[0, commit["commitment"]]]])
         reveal = host.expect("reveal", pid=17)
         assert reveal["sel"] == [2, 4, -1]
         assert codec.verify_reveal(
             commit["commitment"], reveal["sel"], reveal["nonce"], 17, "sim-t"
         )
-        host.send("revealed", [17, [[0, "E 4"], [1, "S 2"]], "Pixoid escapes"])
+        mine = [0, reveal["sel"], reveal["nonce"], "sim-t"]
+        host.send("revealed", [17, [[0, "E 4"], [1, "S 2"]], "Pixoid escapes", [mine]])
         view = sim.wait_state("revealed")
         assert "Pixoid escapes" in view.lines and "1 E 4" in view.lines
+        assert view.lines[0] == "VERIFIED"
         if sim.runtime == "micropython":
-            assert sim.heap == "96k"  # the whole game ran in a 96 KB MicroPython heap
+            assert sim.heap == "128k"  # the whole game ran in a 128 KB MicroPython heap
             assert sim.memory()["alloc"] < 96 * 1024
     finally:
         host.close()
@@ -141,7 +143,7 @@ def test_auto_player_locks_a_legal_choice(runtime: str) -> None:
             wheels = [[None, 0b01010101, 0], [None, 0b0000101000, 3], None]
             host.send("prompt", [21, True, False, "Auto", wheels])
             commit = host.expect("commit", pid=21)
-            host.send("alllocked", [21])
+            host.send("alllocked", [21, [[0, commit["commitment"]]]])
             reveal = host.expect("reveal", pid=21)
             assert reveal["sel"][0] in (0, 2, 4, 6)
             assert reveal["sel"][1] in (3, 5)
@@ -170,7 +172,8 @@ def test_broken_config_shows_an_error_and_stays_provisionable(sim: SimController
 
 
 def _rounds(
-    sim: SimController, wheels: list[Any], text: str, choices: list[Any], summary: str
+    sim: SimController, wheels: list[Any], text: str, choices: list[Any], summary: str,
+    uid: str = "e6614c311b7f2a2",
 ) -> None:
     host = HostStandin(sim.device_path)
     try:
@@ -183,13 +186,21 @@ def _rounds(
             sim.turn(2, 1)
             sim.press(100)
             commit = host.expect("commit", pid=pid)
-            host.send("alllocked", [pid])
+            # the other seats' reveals, all to verify (uid: 16 hex digits, as machine.unique_id)
+            others = [[s, [1, 2, 3], codec.b64(bytes([s] * 12)), f"{uid}{s:x}"]
+                      for s in range(1, len(choices))]
+            commits = [[0, commit["commitment"]]] + [
+                [s, codec.commitment(sel, codec.unb64(n) or b"", pid, u)]
+                for s, sel, n, u in others]
+            host.send("alllocked", [pid, commits])
             reveal = host.expect("reveal", pid=pid)
             assert codec.verify_reveal(
                 commit["commitment"], reveal["sel"], reveal["nonce"], pid, sim.uid
             )
-            host.send("revealed", [pid, choices, summary])
+            mine = [0, reveal["sel"], reveal["nonce"], sim.uid]
+            host.send("revealed", [pid, choices, summary, [mine, *others]])
             sim.wait_for(lambda v: v.state == "revealed" and v.pid is None)
+            assert sim.screen()[0] == "VERIFIED"
         assert sim.running
     finally:
         host.close()
@@ -199,11 +210,11 @@ def _faces(n: int) -> list[list[Any]]:
     return [[f"F{i}", i, "%06x" % (i * 0x070707)] for i in range(n)]
 
 
-def test_custom_faces_and_six_seats_fit_in_the_96k_heap(tmp_path: Path) -> None:
-    """A 12-face custom wheel, long texts, six seats revealed, five rounds, 96 KB heap."""
+def test_custom_faces_and_six_seats_fit_in_the_128k_heap(tmp_path: Path) -> None:
+    """A 12-face custom wheel, long texts, six seats revealed, five rounds, 128 KB heap."""
     wheels = [[_faces(12), 0x555, 2], [None, 1022, 1], [None, 15, 0]]
     with SimController("mid", runtime="micropython", state_dir=tmp_path) as sim:
-        assert sim.heap == "96k"
+        assert sim.heap == "128k"
         _rounds(sim, wheels, "T" * 40, [[s, "x" * 10] for s in range(6)], "S" * 60)
 
 
@@ -213,7 +224,7 @@ def test_largest_prompt_and_reveal_with_a_128k_heap(tmp_path: Path) -> None:
     docs/controller.md, Memory); a 32-bit board needs far less."""
     wheels = [[_faces(32), 0x55555555, 2], [None, 1022, 1], [None, 15, 0]]
     with SimController("big", runtime="micropython", state_dir=tmp_path, heap="128k") as sim:
-        _rounds(sim, wheels, "T" * 60, [[s, "x" * 24] for s in range(6)], "S" * 120)
+        _rounds(sim, wheels, "T" * 60, [[s, "x" * 24] for s in range(6)], "S" * 120, "u" * 31)
 
 
 @pytest.mark.parametrize("runtime", RUNTIMES)

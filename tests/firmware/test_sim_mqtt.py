@@ -18,6 +18,8 @@ from dialbox.sim import MqttSettings, SimController
 from dialbox_protocol import codec
 from tests.firmware.broker import Mosquitto, Observer
 
+CHALLENGE = codec.b64(bytes(16))
+
 
 def split_frames(payload: bytes) -> list[bytes]:
     """The frames of one payload, each with its newline (a payload ends with one)."""
@@ -95,7 +97,7 @@ def seated_sim(
     try:
         sim.start()
         host.obs.wait(host.status, b"online")
-        host.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test"])
+        host.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test", CHALLENGE])
         hello = host.expect("hello")
         assert hello["uid"] == uid
         host.seq = 0
@@ -139,7 +141,8 @@ def test_sealed_round_over_mqtt(broker: Mosquitto, runtime: str) -> None:
         sim.press(100)
         commit = host.expect("commit")
         # the host confirms the commitment and, all seats locked, says so: one payload
-        host.send_payload(host.frame("status", [4, "locked"]), host.frame("alllocked", [4]))
+        alllocked = host.frame("alllocked", [4, [[1, commit["commitment"]]]])
+        host.send_payload(host.frame("status", [4, "locked"]), alllocked)
         reveal = host.expect("reveal")
         assert reveal["sel"] == [-1, 3, -1]
         assert codec.verify_reveal(commit["commitment"], reveal["sel"], reveal["nonce"], 4, "sim-m")
@@ -185,7 +188,9 @@ def test_frames_sent_together_are_packed_into_payloads_of_at_most_1024_bytes(
 ) -> None:
     with seated_sim(broker, "micropython", "sim-p") as (_sim, host):
         before = len(host.up_payloads())
-        identify = host.frame("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test"])
+        identify = host.frame(
+            "identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test", CHALLENGE]
+        )
         count = codec.MAX_FRAME // len(identify)  # one full payload of requests ...
         host.send_payload(identify * count)  # ... answered by far more bytes of hellos
         for _ in range(count):
@@ -215,7 +220,7 @@ def test_broker_loss_is_noticed_and_the_link_comes_back(broker: Mosquitto) -> No
         again = MqttHost(broker.port, "t9", "sim-r")
         try:
             again.obs.wait(again.status, b"online", timeout=30)
-            again.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test"])
+            again.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "test", CHALLENGE])
             again.expect("hello")
             again.send("welcome", [1, "1e88e5", "t9", "Blue"])
             again.expect("snapshot")

@@ -13,6 +13,7 @@ from dialbox.daemon.config import parse_config
 from dialbox.doubles import ControllerDouble
 from dialbox.journal import Journal
 from dialbox.processes import stop_process
+from dialbox.sessions.keys import KeyStore
 from tests.host.games import DUEL
 
 TABLE = "t1"
@@ -58,10 +59,18 @@ async def running_daemon(cfg: dict[str, Any]) -> AsyncIterator[Daemon]:
         daemon.journal.close()
 
 
+def key_for(work: Path, uid: str) -> bytes:
+    """The device key of `uid` in the key store of a daemon made by `table_config(work)`
+    (`keys` next to its journal), provisioned now if it has none: what `dialbox firmware
+    provision` does at pairing."""
+    return KeyStore(work / "keys").ensure(uid)
+
+
 @contextlib.asynccontextmanager
 async def doubles(work: Path, uids: list[str], **kw: Any) -> AsyncIterator[list[ControllerDouble]]:
     ds = [ControllerDouble(u, link_dir=work / "links", state_file=work / f"{u}.flash",
-                           seed=i, **kw) for i, u in enumerate(uids)]
+                           seed=i, **{"key": key_for(work, u), **kw})
+          for i, u in enumerate(uids)]
     try:
         for d in ds:
             await d.start()
@@ -103,6 +112,7 @@ class Broker:
         from dialbox.broker import write_broker_config
         from dialbox.daemon.embedded import free_port
 
+        self.work = work
         self.port = free_port()
         self.files = write_broker_config(work / "broker", {table: uids}, port=self.port,
                                          bind="127.0.0.1", admin_user="admin")
@@ -137,7 +147,9 @@ class Broker:
 @contextlib.asynccontextmanager
 async def mqtt_doubles(broker: Broker, uids: list[str], **kw: Any
                        ) -> AsyncIterator[list[ControllerDouble]]:
-    ds = [ControllerDouble(u, mqtt=broker.device(u), seed=i, **kw) for i, u in enumerate(uids)]
+    ds = [ControllerDouble(u, mqtt=broker.device(u), seed=i,
+                           **{"key": key_for(broker.work, u), **kw})
+          for i, u in enumerate(uids)]
     try:
         for d in ds:
             await d.start()

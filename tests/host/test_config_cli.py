@@ -79,8 +79,13 @@ def test_broker_config_cli_writes_users_passwords_and_acls(tmp_path: Path,
     assert "user ctl-a\ntopic write dialbox/t1/dev/ctl-a/status" in acl
     assert "topic read dialbox/t1/dev/ctl-a/down" in acl
     assert "ctl-b" not in acl.split("user ctl-a")[1].split("user ctl-b")[0]
-    assert (out / "passwd").read_text().count("$7$101$") == 3
+    # host, the daemon's user for t1 (client ids are bound to users), ctl-a, ctl-b
+    assert (out / "passwd").read_text().count("$7$101$") == 4
+    assert "user host-t1\ntopic readwrite dialbox/t1/#" in acl
+    assert "use_username_as_clientid true" in (out / "mosquitto.conf").read_text()
     assert main(["broker", "config", "--out", str(out), "--table", "bad name"]) == 2
+    # a controller may not be named like the host's users (it would share their password)
+    assert main(["broker", "config", "--out", str(out), "--table", "t1=ctl-a,host-t1"]) == 2
 
 
 def test_password_hash_is_mosquitto_format() -> None:

@@ -15,11 +15,12 @@ from dialbox.journal import Journal
 from dialbox.lockbox import Phase
 from dialbox.sessions import session as session_mod
 from dialbox.sim import MqttSettings, SimController
-from tests.host.harness import TABLE, Broker, running_daemon, table_config, wait_for
+from tests.host.harness import TABLE, Broker, key_for, running_daemon, table_config, wait_for
 
 
 def _sims(tmp: Path, uids: list[str], **kw: Any) -> list[SimController]:
-    return [SimController(u, state_dir=tmp / "flash" / u, **kw) for u in uids]
+    return [SimController(u, state_dir=tmp / "flash" / u, key=key_for(tmp, u), **kw)
+            for u in uids]
 
 
 def _serial(cfg: dict[str, Any], tmp: Path) -> dict[str, Any]:
@@ -148,7 +149,7 @@ def test_cpython_firmware_plays_over_mosquitto_with_generated_acls(tmp_path: Pat
                                options={"rounds": 2, "forbid_n9": False})
             sims = [
                 SimController(u, state_dir=tmp_path / "flash" / u, runtime="cpython",
-                              link="mqtt", auto=True,
+                              link="mqtt", auto=True, key=key_for(tmp_path, u),
                               mqtt=MqttSettings("127.0.0.1", broker.port, TABLE, u,
                                                 broker.creds[u]))
                 for u in uids

@@ -18,6 +18,7 @@ from tests.host.harness import (
     Broker,
     Cable,
     check_integrity,
+    key_for,
     mqtt_doubles,
     running_daemon,
     table_config,
@@ -276,7 +277,8 @@ async def _wifi_loss(tmp_path: Path) -> None:
     cables = [Cable(broker.port), Cable(broker.port)]
     for c in cables:
         await c.start()
-    ds = [ControllerDouble(u, auto=False, seed=i, mqtt={**broker.device(u), "port": c.port})
+    ds = [ControllerDouble(u, auto=False, seed=i, mqtt={**broker.device(u), "port": c.port},
+                           key=key_for(tmp_path, u))
           for i, (u, c) in enumerate(zip(uids, cables, strict=True))]
     try:
         cfg = table_config(tmp_path, players=2, uids=uids, mqtt=broker.host_mqtt(),

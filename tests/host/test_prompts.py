@@ -16,6 +16,7 @@ from tests.host.harness import (
     TABLE,
     check_integrity,
     doubles,
+    key_for,
     running_daemon,
     table_config,
     wait_for,
@@ -76,8 +77,10 @@ async def _local(tmp_path: Path) -> None:
                         await dev.send(to_frame(Ack(ref=m.seq)))
                     return m
 
-        await expect(Identify)
-        await dev.send(to_frame(Hello(fw="t", board="local", uid="bot-desk")))
+        ident = await expect(Identify)
+        assert isinstance(ident, Identify)
+        mac = codec.hello_mac(key_for(tmp_path, "bot-desk"), ident.challenge, "bot-desk")
+        await dev.send(to_frame(Hello(fw="t", board="local", uid="bot-desk", mac=mac)))
         w = await expect(Welcome)
         assert isinstance(w, Welcome) and w.seat == -1
         await dev.send(to_frame(Snapshot(seq=1, pid=None, state="idle")))

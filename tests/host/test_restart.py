@@ -16,7 +16,8 @@ import pytest
 
 from dialbox.journal import Journal
 from dialbox.processes import stop_process
-from tests.host.harness import TABLE, check_integrity, doubles, table_config
+from dialbox.runner.replay import audit
+from tests.host.harness import TABLE, check_integrity, doubles, key_for, table_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -94,6 +95,7 @@ async def _kill_and_restart(tmp_path: Path) -> None:
         try:
             n = check_integrity(j, ds)
             assert n >= 12
+            assert audit(TABLE, j.entries(TABLE)).steps == n  # `dialbox audit` says OK
             assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
         finally:
             j.close()
@@ -119,7 +121,8 @@ def test_sigkill_with_the_real_firmware_loses_nothing(tmp_path: Path) -> None:
     log = tmp_path / "daemon.log"
     journal = tmp_path / "journal.sqlite"
     rng = random.Random(7)
-    sims = [SimController(u, runtime="micropython", auto=True, state_dir=tmp_path / "flash" / u)
+    sims = [SimController(u, runtime="micropython", auto=True, state_dir=tmp_path / "flash" / u,
+                          key=key_for(tmp_path, u))
             for u in uids]
     proc = _start(conf, log)
     kills = 0

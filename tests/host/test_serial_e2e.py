@@ -12,6 +12,7 @@ from tests.host.harness import (
     TABLE,
     check_integrity,
     doubles,
+    key_for,
     running_daemon,
     table_config,
     wait_for,
@@ -125,7 +126,8 @@ async def _refusals(tmp_path: Path) -> None:
 
         # wrong protocol version: refused with a clear error before anything else
         old = ControllerDouble("ctl-b", link_dir=tmp_path / "links")
-        old_hello = codec.encode("hello", 0, [1, codec.TABLE_HASH, "0.0.1", "pico", "ctl-b", []])
+        old_hello = codec.encode("hello", 0,
+                                 [1, codec.TABLE_HASH, "0.0.1", "pico", "ctl-b", [], ""])
         old_hello = old_hello.replace(b'["hello",0,1,', b'["hello",0,2,')
         body = old_hello[:-9]
         old_hello = body + b"%08x\n" % codec.crc32(body)
@@ -146,7 +148,8 @@ async def _refusals(tmp_path: Path) -> None:
         await old.stop()
 
         # unknown device: not in the table's controller list
-        stranger = ControllerDouble("ctl-zz", link_dir=tmp_path / "links")
+        stranger = ControllerDouble("ctl-zz", link_dir=tmp_path / "links",
+                                    key=key_for(tmp_path, "ctl-zz"))  # paired, not listed
         await stranger.start()
         await wait_for(lambda: any(e["code"] == codec.E_DEVICE for e in stranger.errors),
                        what="unknown device refusal")
@@ -154,7 +157,8 @@ async def _refusals(tmp_path: Path) -> None:
         await stranger.stop()
 
         # spoofed uid: a second controller claiming ctl-a while ctl-a is live
-        twin = ControllerDouble("ctl-a", link_dir=tmp_path / "links-twin")
+        twin = ControllerDouble("ctl-a", link_dir=tmp_path / "links-twin",
+                                key=key_for(tmp_path, "ctl-a"))  # ctl-a's own key
         await twin.start()
         daemon.watcher.watch(str(tmp_path / "links-twin" / "*"))  # type: ignore[union-attr]
         await wait_for(lambda: any(e["code"] == codec.E_SPOOF for e in twin.errors),
@@ -257,7 +261,8 @@ async def _usb(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-
 
     import dialbox.transports.serial as serial_mod
 
-    ds = [ControllerDouble(u, link_dir=tmp_path / "usb") for u in ("ctl-a", "ctl-b")]
+    ds = [ControllerDouble(u, link_dir=tmp_path / "usb", key=key_for(tmp_path, u))
+          for u in ("ctl-a", "ctl-b")]
     for d in ds:
         await d.start()
     other = ControllerDouble("not-ours", link_dir=tmp_path / "usb")

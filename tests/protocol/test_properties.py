@@ -46,8 +46,10 @@ def messages(draw: st.DrawFn) -> tuple[str, int, list[Any]]:
         return kind, 0, [draw(st.integers(1, 18)), draw(texts), seq]
     if kind == "status":
         return kind, 0, [pid, draw(st.sampled_from(list(codec.STATES)))]
-    choices = [[s, draw(st.text(max_size=8))] for s in range(draw(st.integers(0, 6)))]
-    return kind, seq, [pid, choices, draw(texts)]
+    seats = range(draw(st.integers(0, 6)))
+    choices = [[s, draw(st.text(max_size=8))] for s in seats]
+    reveals = [[s, draw(sels), codec.b64(draw(nonces)), f"bot-{s}"] for s in seats]
+    return kind, seq, [pid, choices, draw(texts), reveals]
 
 
 def _normalise(v: Any) -> Any:

@@ -82,7 +82,8 @@ def _run_vectors(cmd: list[str], env: dict[str, str]) -> subprocess.CompletedPro
 
 
 def _expected_checks() -> int:
-    return 4 + 3 * len(VECTORS["valid"]) + len(VECTORS["invalid"]) + len(VECTORS["streams"])
+    return (4 + 3 * len(VECTORS["valid"]) + len(VECTORS["invalid"]) + len(VECTORS["streams"])
+            + len(VECTORS.get("hmac", ())) + ("hello_mac_example" in VECTORS))
 
 
 @pytest.mark.micropython

@@ -2,7 +2,9 @@
 
 import json
 
-FIELDS = ("device", "colour", "ssid", "psk", "broker", "port", "user", "password", "table")
+from dialbox_protocol import codec
+
+FIELDS = ("device", "colour", "ssid", "psk", "broker", "port", "user", "password", "table", "key")
 LIMITS = {
     "device": 32,
     "colour": 6,
@@ -12,6 +14,7 @@ LIMITS = {
     "user": 32,
     "password": 64,
     "table": 32,
+    "key": 43,
 }
 _ID_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-"
 _HEX = "0123456789abcdefABCDEF"
@@ -28,6 +31,7 @@ def defaults():
         "user": "",
         "password": "",
         "table": "table1",
+        "key": "",
     }
 
 
@@ -35,6 +39,8 @@ def check(cfg):
     """None when cfg is a valid configuration, else a short reason naming the field."""
     if type(cfg) is not dict:
         return "config is not an object"
+    if "key" not in cfg:
+        cfg["key"] = ""  # provisioned before device keys: no key (the host decides)
     for f in FIELDS:
         if f not in cfg:
             return "missing " + f
@@ -54,6 +60,8 @@ def check(cfg):
         return "broker missing"
     if cfg["broker"] and not cfg["table"]:
         return "table missing"
+    if cfg["key"] and codec.device_key(cfg["key"]) is None:
+        return "bad key"
     return None
 
 
@@ -63,6 +71,11 @@ def from_message(msg):
     for f in FIELDS:
         cfg[f] = msg[f]
     return cfg
+
+
+def key(cfg):
+    """The device key (bytes) this controller proves in each hello, or None."""
+    return codec.device_key(cfg.get("key", ""))
 
 
 def uses_mqtt(cfg):

@@ -38,7 +38,14 @@ STATE_NAMES = (
 )
 
 SILENCE_MS = const(3000)  # serial: three missed heartbeats = link lost
-_FATAL = (codec.E_VERSION, codec.E_TABLE, codec.E_SPOOF, codec.E_DEVICE, codec.E_SEAT)
+_FATAL = (
+    codec.E_VERSION,
+    codec.E_TABLE,
+    codec.E_SPOOF,
+    codec.E_DEVICE,
+    codec.E_SEAT,
+    codec.E_AUTH,
+)
 
 
 class Controller:
@@ -47,7 +54,8 @@ class Controller:
     Inputs: handle(msg, now) for each decoded frame or DecodeError, turn(wheel, detents,
     now), button(event, now), tick(now). Nothing here touches hardware: `store` keeps the
     lock record (selection + nonce) across resets, `urandom` draws nonces, `on_config`
-    receives provisioning. `changed` is set whenever the screen or LED should be redrawn.
+    receives provisioning. `key` is the device key (bytes, from config.json) that each
+    hello proves, or None. `changed` is set whenever the screen or LED should be redrawn.
     """
 
     def __init__(
@@ -60,8 +68,10 @@ class Controller:
         silence_ms=SILENCE_MS,
         urandom=None,
         on_config=None,
+        key=None,
     ):
         self.uid = uid
+        self.key = key
         self.board = board
         self.caps = list(caps)
         self.store = store
@@ -86,10 +96,13 @@ class Controller:
         self.programming_pid = None
         self.host_has_commit = False
         self.results = None  # (choices, summary)
+        self.verified = False  # the result shown: every reveal checked against its commitment
+        self.alarm = None  # "REVEAL MISMATCH": the host told something that does not verify
         self.error = None
         self.notice = None
         self.changed = True
         self._mark = 0
+        self.closed = store.load(True)  # prompt ids closed: never asked again (store.CLOSED)
         self.record = store.load()
         if self.record is not None and not self.record.get("sealed"):
             self.record = None
@@ -147,7 +160,7 @@ class Controller:
             self.changed = True
         if isinstance(msg, codec.DecodeError):
             if msg.name == "identify" and msg.code in (codec.E_VERSION, codec.E_TABLE):
-                self._hello()
+                self._hello("")
                 self.fail("host: " + msg.code_name())
             return
         t = msg["t"]
@@ -163,7 +176,8 @@ class Controller:
             if t != "welcome" and self.session.seen(seq):
                 self.session.ack(seq)  # a retransmission we already processed
                 return
-            self._dispatch(t, msg, seq, now)
+            if self._dispatch(t, msg, seq, now):
+                return  # not now: neither acknowledged nor remembered, the host sends it again
             # acknowledged only once processed (a MemoryError above means the host sends it
             # again), but ahead of whatever processing it queued, as the protocol shows
             self.session.remember(seq)
@@ -178,11 +192,11 @@ class Controller:
         elif t == "ping":
             self._send("pong", [msg["ms"]], now)
         elif t == "identify":
-            self._hello()
+            self._hello(msg["challenge"])
         elif t == "welcome":
             self._welcome(msg, now)
         elif t == "prompt":
-            self._prompt(msg, now)
+            return self._prompt(msg, now)
         elif t == "alllocked":
             self._alllocked(msg, now)
         elif t == "revealed":
@@ -198,7 +212,10 @@ class Controller:
         elif t in ("hello", "snapshot", "commit", "uncommit", "reveal"):
             self._send("error", [codec.E_DIRECTION, t + " goes controller to host", seq], now)
 
-    def _hello(self):
+    def _hello(self, challenge):
+        # the proof of the device key covers the host's challenge: a recorded hello is
+        # worth nothing on another link (docs/protocol.md, Device identity)
+        mac = codec.hello_mac(self.key, challenge, self.uid) if self.key else ""
         self.session.out.append(
             codec.encode(
                 "hello",
@@ -210,6 +227,7 @@ class Controller:
                     self.board,
                     self.uid,
                     self.caps,
+                    mac,
                 ],
             )
         )
@@ -228,14 +246,25 @@ class Controller:
         elif self.seat < 0:
             self._set(WAIT_SEAT)
         elif self.state in (CONNECTING, BOOTING, WAIT_SEAT, ERROR) or rec is not None:
-            self.record = None  # an open answer (e.g. the pairing press) is done
+            if rec is not None:  # an open answer (e.g. the pairing press) is done
+                self.prompt = None
+            self.record = None
             self._set(IDLE)
         self.changed = True
         self.session.restart(now, "snapshot", self.snapshot_args())
 
     def _prompt(self, msg, now):
+        """A prompt; True (= not now) while a lock on another prompt is not settled."""
         pid = msg["pid"]
+        if pid in self.closed:
+            return None  # closed: a late copy is never asked again
         rec = self.record
+        if rec is not None and rec["pid"] != pid:
+            # Locked on another prompt whose `revealed` has not come (it is on its way: the
+            # host closes a prompt before it asks the next): the lock record is never given
+            # up for another prompt. Unacknowledged, this prompt comes again.
+            return True
+        self.alarm = None
         self.prompt = (pid, msg["sealed"], msg["unlock"], msg["text"])
         self.results = None
         if rec is not None and rec["pid"] == pid:
@@ -248,42 +277,101 @@ class Controller:
             if self.state not in (LOCKED, ALLLOCKED):
                 self._set(LOCKED)
             self.changed = True
-            return
-        if rec is not None:
-            self._forget()
+            return None
         if self.state == PROGRAMMING and self.programming_pid == pid:
-            return  # a duplicate of the prompt being programmed: keep the wheels
+            return None  # a duplicate of the prompt being programmed: keep the wheels
         self.programming_pid = pid
         self.wheels = wheelmod.from_prompt(msg["wheels"])
         self.edited = False
         self._set(PROGRAMMING)
+        return None
 
     def _alllocked(self, msg, now):
         pid = msg["pid"]
+        if pid in self.closed:
+            return
         rec = self.record
         if rec is None or rec["pid"] != pid or not rec.get("sealed"):
             self._send(
                 "error", [codec.E_PROMPT, "no commitment for prompt %d" % pid, msg["seq"]], now
             )
             return
+        if [self.seat, rec["commitment"]] not in msg["commits"]:
+            # a forged or early all-locked: the selection stays here
+            why = "alllocked lacks my commitment"
+            self._send("error", [codec.E_MISMATCH, why, msg["seq"]], now)
+            return
+        if "commits" not in rec:  # kept to verify the others' reveals (survives a reset)
+            rec["commits"] = msg["commits"]
+            self.store.save(rec)
         if not self.session.pending("reveal"):
             self._send("reveal", [pid, rec["sel"], rec["nonce"]], now)
         self._set(ALLLOCKED)
 
     def _revealed(self, msg, now):
         pid = msg["pid"]
+        if pid in self.closed:
+            return  # told already
         mine = self.pid()
         if mine is not None and mine != pid:
             # a stale or replayed reveal must not knock out the prompt in hand
             self._send("error", [codec.E_PROMPT, "prompt %d is not open" % pid, msg["seq"]], now)
             return
+        rec = self.record
+        v = self._check(msg, rec) if msg["choices"] else 0
+        if v < 0:
+            self.alarm = "REVEAL MISMATCH"
+            self.changed = True
+            why = "my reveal is not in revealed" if v == -1 else "a reveal does not verify"
+            self._send("error", [codec.E_MISMATCH, why, msg["seq"]], now)
+            if v == -1:
+                return  # not my choice: the lock record stays until the host confirms it
+        else:
+            self.alarm = None
+        self._close(pid)
         self.results = (msg["choices"], msg["summary"])
-        if self.record is not None and self.record["pid"] == pid:
+        self.verified = v == 1
+        if rec is not None:
             self._forget()
         self.prompt = None
         self.programming_pid = None
         self.wheels = wheelmod.idle_wheels()
         self._set(REVEALED)
+
+    def _close(self, pid):
+        c = self.closed
+        if pid not in c:
+            c.pop(0)
+            c.append(pid)
+            self.store.save(c, True)
+
+    def _check(self, msg, rec):
+        """Verify a `revealed` answer: 1 = my own reveal confirmed (if I locked) and every
+        seat's reveal hashes to the commitment alllocked gave for it; 0 = nothing to check
+        it against; -1 = my own reveal is missing or not mine; -2 = another seat's reveal
+        does not verify (or a committed seat's is missing)."""
+        pid = msg["pid"]
+        commits = rec.get("commits") if rec is not None else None
+        own = rec is None
+        good = 0
+        last = -1
+        try:
+            for seat, sel, nonce, uid in msg["reveals"]:
+                if rec is not None and seat == self.seat:
+                    if [uid, sel, nonce] != [self.uid, rec["sel"], rec["nonce"]]:
+                        return -1
+                    own = True
+                for k in commits or ():
+                    if k[0] == seat > last and codec.verify_reveal(k[1], sel, nonce, pid, uid):
+                        good += 1
+                last = seat  # (seats in order, each once: a copy cannot stand in for another)
+        except (TypeError, ValueError, IndexError, KeyError):
+            return -1  # malformed: it confirms nothing
+        if not own:
+            return -1
+        if commits and not good == len(commits) == len(msg["reveals"]):
+            return -2  # one that does not verify, or a committed seat's left out
+        return 1 if rec is not None else 0
 
     def _error(self, msg):
         code = msg["code"]
@@ -335,7 +423,15 @@ class Controller:
                 self.notice = None
                 self.changed = True
         elif event == LONG:
-            if self.state == LOCKED and self.prompt is not None and self.prompt[2]:
+            if self.alarm is not None and self.record is not None:
+                # the player gives up a lock the host would not confirm (REVEAL MISMATCH):
+                # that prompt is closed here, the next one can be asked
+                self._close(self.record["pid"])
+                self._forget()
+                self.alarm = None
+                self.prompt = None
+                self._set(IDLE)
+            elif self.state == LOCKED and self.prompt is not None and self.prompt[2]:
                 self.unlock(now)
 
     def lock(self, now):

@@ -110,11 +110,15 @@ def render(ctl, battery_low=False, booting=False):
         led = LED_ALLLOCKED
     elif state == c.REVEALED:
         choices, summary = ctl.results
-        wrap(summary, 3, lines)
+        if choices:
+            lines.append("VERIFIED" if ctl.verified else "REVEALED")
+        wrap(summary, 3 - len(lines), lines)
         for seat_choice in choices:
             if len(lines) >= ROWS:
                 break
             lines.append(("%d %s" % (seat_choice[0] + 1, seat_choice[1]))[:COLS])
+    if ctl.alarm is not None:
+        lines.insert(0, ctl.alarm)
     if ctl.notice is not None and len(lines) < ROWS:
         lines.append(("! " + ctl.notice)[:COLS])
     if battery_low:

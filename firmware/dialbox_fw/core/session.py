@@ -44,7 +44,8 @@ class Session:
         """A new session (welcome): counters restart, first_name goes out before the rest."""
         pending = [(e[4], e[5]) for e in self.inflight] + self.queue
         self.inflight = []
-        self.queue = [(first_name, first_args)] + pending
+        # an unacknowledged snapshot of the old session is stale: the new one replaces it
+        self.queue = [(first_name, first_args)] + [q for q in pending if q[0] != first_name]
         self.seq = 0
         for i in range(SEEN):
             self.seen_seqs[i] = 0

@@ -11,6 +11,7 @@ object per line:
   sim -> test  {"ev": "view", "lines": [...], "led": "rrggbb", "state": "locked",
                 "wire": "locked", "pid": 17, "linked": true}
                {"ev": "mem", "alloc": bytes, "free": bytes, "peak": bytes}
+  (a view also carries "lock": [pid, sel] while the controller holds a lock record)
 
 Turns become the A/B pin waveform of a detented encoder and go through the same
 Quadrature decoder as the pin-interrupt driver, so bounce and fast spins are real input.
@@ -67,7 +68,9 @@ class VirtualHal:
     """Board-shaped object: the same methods as hal.board.BoardHal, with no hardware."""
 
     def __init__(self, profile, uid, control=None):
-        self.profile = profile
+        # only the board's name is kept: the whole profile (several KB of parsed JSON on
+        # the 64-bit unix port) would sit in the 96 KB heap for nothing
+        self.board = profile["board"]
         self.uid = uid
         cpd = profile.get("counts_per_detent", 4)
         self.encoders = [quadrature.Quadrature(cpd) for _ in range(3)]
@@ -90,7 +93,7 @@ class VirtualHal:
 
     # -- identity
     def board_name(self):
-        return self.profile["board"]
+        return self.board
 
     def unique_id(self):
         return self.uid
@@ -202,6 +205,9 @@ class VirtualHal:
                 "linked": ctl.linked,
                 "seat": ctl.seat,
             }
+            rec = ctl.record
+            if rec is not None:  # the lock it holds: tests compare it with what was applied
+                ev["lock"] = [rec["pid"], rec["sel"]]
             self.send(ev)
 
     def send(self, ev):

@@ -2,8 +2,14 @@
 
 Each controller gets its own user (its unique id): it may write only its own `status` and
 `up` topics and read only its own `down` topic and the host's status. The host user reads and
-writes `dialbox/<table>/#`. An optional admin user may read everything (for inspection).
-Passwords are hashed as Mosquitto 2 does (PBKDF2-SHA512, `$7$` format).
+writes `dialbox/<table>/#`; the daemon's connection for table T logs in as `<host>-<T>`
+(same password), which may read and write only that table. An optional admin user may read
+everything (for inspection). Passwords are hashed as Mosquitto 2 does (PBKDF2-SHA512, `$7$`
+format).
+
+Client ids are bound to users (`use_username_as_clientid true` on every listener): whatever
+id a client sends, the broker uses its user name, so a client can take over (and kick) only
+a connection of its own user, never another controller's or the daemon's.
 """
 
 from __future__ import annotations
@@ -19,6 +25,12 @@ from pathlib import Path
 
 PBKDF2_ITERATIONS = 101
 SALT_BYTES = 12
+MAX_PACKET = 256 * 1024
+"""`max_packet_size` of the generated config: Mosquitto reads a packet's length first and
+disconnects a client whose packet is longer, before reading it (its default is no limit,
+i.e. MQTT's 256 MB). Frames payloads are at most 1 kB (codec.MAX_FRAME) and the host's
+retained state at most 128 kB (dialbox.transports.mqtt.MAX_STATE; 5-8 kB for the built-in
+games); the limit applies to every client, the host and admins included."""
 
 
 def hash_password(password: str, salt: bytes | None = None,
@@ -27,6 +39,12 @@ def hash_password(password: str, salt: bytes | None = None,
     salt = salt if salt is not None else os.urandom(SALT_BYTES)
     digest = hashlib.pbkdf2_hmac("sha512", password.encode(), salt, iterations)
     return f"$7${iterations}${base64.b64encode(salt).decode()}${base64.b64encode(digest).decode()}"
+
+
+def table_user(host_user: str, table: str) -> str:
+    """The user the daemon's connection for `table` logs in as (dialbox.daemon.config,
+    `[mqtt] user_per_table`)."""
+    return f"{host_user}-{table}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +64,9 @@ def _acl(tables: Mapping[str, Iterable[str]], host_user: str, admin_user: str | 
     for table in tables:
         lines.append(f"topic readwrite dialbox/{table}/#")
     lines.append("")
+    for table in tables:  # the daemon's connection of each table: a user of its own
+        lines += [f"user {table_user(host_user, table)}", f"topic readwrite dialbox/{table}/#",
+                  ""]
     if admin_user:
         lines += [f"user {admin_user}", "topic read dialbox/#", ""]
     for table, uids in tables.items():
@@ -77,23 +98,33 @@ def write_broker_config(
     tls_port: int = 8883,
     persistence_dir: str | None = None,
     run_as: str | None = None,
+    max_packet: int = MAX_PACKET,
 ) -> BrokerFiles:
     """Write mosquitto.conf, passwd and acl into out_dir; return paths and credentials.
 
     `tables` maps table name -> controller uids. Passwords not given are generated.
     `run_as`: the user Mosquitto switches to when started as root (it must be able to read
     the password file); default: whoever runs this, so a local broker just works.
+    `max_packet`: Mosquitto's `max_packet_size` (0: no limit, Mosquitto's default).
     """
     run_as = run_as or getpass.getuser()
     out = Path(out_dir).resolve()
     out.mkdir(parents=True, exist_ok=True)
     users = [host_user] + ([admin_user] if admin_user else [])
+    reserved = set(users) | {table_user(host_user, t) for t in tables}
     for uids in tables.values():
+        clash = sorted(reserved & set(uids))
+        if clash:  # a controller must never share the host's or the admin's credentials
+            raise ValueError(f"controller id {clash[0]} is a name the broker reserves for the "
+                             f"host or the admin")
         users += [u for u in uids if u not in users]
     given = dict(passwords or {})
     creds = {u: given.get(u) or secrets.token_urlsafe(18) for u in users}
+    # the daemon's per-table users share the host's password (one secret in its config)
+    table_users = {table_user(host_user, t): creds[host_user] for t in tables}
     pw = out / "passwd"
-    pw.write_text("".join(f"{u}:{hash_password(p)}\n" for u, p in creds.items()))
+    pw.write_text("".join(f"{u}:{hash_password(p)}\n"
+                          for u, p in {**creds, **table_users}.items()))
     pw.chmod(0o600)
     acl = out / "acl"
     acl.write_text(_acl({t: list(u) for t, u in tables.items()}, host_user, admin_user))
@@ -107,11 +138,15 @@ def write_broker_config(
         "max_keepalive 60",
         # without it Mosquitto lets Nagle hold small frames back ~40 ms on every hop
         "set_tcp_nodelay true",
+        *([f"max_packet_size {max_packet}"] if max_packet else []),
         f"user {run_as}",
         f"listener {port} {bind}",
+        # a client's id is its user name: nobody takes over (kicks) another's connection
+        "use_username_as_clientid true",
     ]
     if tls_cert and tls_key:
-        lines += [f"listener {tls_port} {bind}", f"certfile {tls_cert}", f"keyfile {tls_key}"]
+        lines += [f"listener {tls_port} {bind}", "use_username_as_clientid true",
+                  f"certfile {tls_cert}", f"keyfile {tls_key}"]
         if tls_ca:
             lines.append(f"cafile {tls_ca}")
     if persistence_dir:

@@ -20,6 +20,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.screen",
     "dialbox.cli.sim",
     "dialbox.cli.firmware",
+    "dialbox.cli.audit",
 )
 
 

@@ -14,8 +14,10 @@ def add_parser(sub: Any) -> None:
         "config", help="write mosquitto.conf, passwd and acl for tables of controllers",
         description="One user per controller (its unique id) that may write only its own "
         "up/status topics and read only its own down topic; a host user for the tables' "
-        "topics; optionally an admin user that may read everything. Generated passwords "
-        "are printed once.",
+        "topics (and host-<table> users, same password, for the daemon's connection of "
+        "each table: client ids are bound to user names, so no client can kick another's "
+        "connection); optionally an admin user that may read everything. Generated "
+        "passwords are printed once.",
     )
     c.add_argument("--out", required=True, help="directory to write into")
     c.add_argument("--table", action="append", required=True, metavar="NAME=UID,UID,...",
@@ -56,14 +58,20 @@ def run_config(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("dialbox broker config: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
-    files = write_broker_config(
-        args.out, tables, port=args.port, bind=args.bind, admin_user=args.admin,
-        tls_cert=args.tls_cert, tls_key=args.tls_key, tls_ca=args.tls_ca,
-        tls_port=args.tls_port, run_as=args.run_as,
-    )
+    try:
+        files = write_broker_config(
+            args.out, tables, port=args.port, bind=args.bind, admin_user=args.admin,
+            tls_cert=args.tls_cert, tls_key=args.tls_key, tls_ca=args.tls_ca,
+            tls_port=args.tls_port, run_as=args.run_as,
+        )
+    except ValueError as e:
+        print(f"dialbox broker config: {e}", file=sys.stderr)
+        return 2
     print(f"wrote {files.conf}, {files.passwords}, {files.acl}")
     print("credentials (shown once; put the host's in the daemon config, each controller's "
           "on that controller):")
     for user, password in files.credentials.items():
         print(f"  {user}: {password}")
+    print(f"the daemon logs in to table T as host-T with the host's password "
+          f"({', '.join('host-' + t for t in tables)})")
     return 0

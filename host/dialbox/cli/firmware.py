@@ -35,6 +35,15 @@ def add_parser(sub: Any) -> None:
     v.add_argument("--user", default="", help="MQTT user name")
     v.add_argument("--password", default="", help="MQTT password")
     v.add_argument("--table", default="table1", help="table name (MQTT topics dialbox/<table>/)")
+    keys = v.add_mutually_exclusive_group(required=True)
+    keys.add_argument("--config", type=Path, default=None,
+                      help="the daemon's config: its key store gets the new device key")
+    keys.add_argument("--keys", type=Path, default=None,
+                      help="the host's key store file (default of the daemon: `keys` next "
+                      "to its journal)")
+    keys.add_argument("--no-key", action="store_true",
+                      help="provision without a device key (a host with require_keys on "
+                      "refuses the controller)")
     v.set_defaults(func=run_provision)
     h = fsub.add_parser("hardware", help="regenerate hardware/<board>/ pinout and Wokwi diagram")
     h.set_defaults(func=run_hardware)
@@ -90,7 +99,21 @@ def run_deploy(args: argparse.Namespace) -> int:
 
 def run_provision(args: argparse.Namespace) -> int:
     from dialbox.firmware_tools.provision import ProvisionError, Provisioning, provision
+    from dialbox.sessions.keys import KeyStore, KeyStoreError, new_key
+    from dialbox_protocol import codec
 
+    store: KeyStore | None = None
+    if args.config is not None:
+        from dialbox.daemon import ConfigError, load_config
+
+        try:
+            store = KeyStore(load_config(args.config).host.keys_path())
+        except ConfigError as e:
+            print(f"provisioning failed: {e}", file=sys.stderr)
+            return 2
+    elif args.keys is not None:
+        store = KeyStore(args.keys)
+    key = None if store is None else new_key()
     p = Provisioning(
         device=args.device,
         colour=args.colour,
@@ -101,13 +124,21 @@ def run_provision(args: argparse.Namespace) -> int:
         user=args.user,
         password=args.password,
         table=args.table,
+        key="" if key is None else codec.b64(key),
     )
     try:
         hello = provision(args.port, p)
-    except (ProvisionError, OSError) as e:
+        if store is not None and key is not None:
+            # only once the controller holds it: a failed run leaves the old key working
+            store.provision(args.device, key)
+    except (ProvisionError, OSError, KeyStoreError) as e:
         print(f"provisioning failed: {e}", file=sys.stderr)
         return 1
     print(f"provisioned {hello['uid']} ({hello['board']}, fw {hello['fw']}) as {args.device}")
+    if store is not None:
+        print(f"its device key is in {store.path} (the daemon reads it at the next hello)")
+    else:
+        print("no device key: a host with require_keys on will refuse it")
     return 0
 
 

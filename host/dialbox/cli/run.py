@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from dialbox.daemon.config import EXAMPLE
     from dialbox.engine.errors import EngineError
     from dialbox.journal import JournalError
+    from dialbox.sessions.keys import KeyStoreError
 
     if args.example:
         print(EXAMPLE, end="")
@@ -84,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
 
     try:
         asyncio.run(main())
-    except (EngineError, JournalError) as e:
+    except (EngineError, JournalError, KeyStoreError) as e:
         print(f"dialbox run: {e}", file=sys.stderr)
         return 1
     return 0

@@ -43,6 +43,9 @@ def add_parser(sub: Any) -> None:
     p.add_argument("--table", default="table1", help="MQTT table name")
     p.add_argument("--user", default="", help="MQTT user name")
     p.add_argument("--password", default="", help="MQTT password")
+    p.add_argument("--keys", type=Path, default=None,
+                   help="pair with a daemon: give each controller a device key from this key "
+                   "store (the daemon's `keys` file; created or kept)")
     p.set_defaults(func=run)
 
 
@@ -56,6 +59,11 @@ def run(args: argparse.Namespace) -> int:
     host, _, port = args.broker.rpartition(":")
     mqtt = MqttSettings(host or "127.0.0.1", int(port), args.table, args.user, args.password)
     sims = []
+    keys = None
+    if args.keys is not None:
+        from dialbox.sessions.keys import KeyStore
+
+        keys = KeyStore(args.keys)
     for uid in _uids(args):
         state_dir = args.state_dir / uid if args.state_dir is not None else None
         sims.append(
@@ -67,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 auto=args.auto,
                 state_dir=state_dir,
                 mqtt=mqtt if args.link == "mqtt" else None,
+                key=keys.ensure(uid) if keys is not None else None,
             )
         )
     try:

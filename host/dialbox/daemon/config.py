@@ -29,6 +29,15 @@ class HostSection(_Strict):
     name: str = Field("dialbox", min_length=1, max_length=32)
     journal: str = "dialbox-journal.sqlite"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    keys: str | None = None
+    """The device key store (default: `keys` next to the journal); written by `dialbox
+    firmware provision --config FILE`."""
+    require_keys: bool = True
+    """Refuse a controller whose uid has no device key (off: admit it unauthenticated; a
+    uid that has a key must prove it either way)."""
+
+    def keys_path(self) -> Path:
+        return Path(self.keys) if self.keys else Path(self.journal).parent / "keys"
 
 
 class UsbDevice(_Strict):
@@ -52,6 +61,15 @@ class MqttSection(_Strict):
     password: str | None = None
     tls_ca: str | None = None
     keepalive: int = Field(10, ge=5, le=60)
+    user_per_table: bool = True
+    """Log in to table T as `<user>-<table>` (as `dialbox broker config` writes them: the
+    broker binds client ids to users, so each table's connection needs a user of its own).
+    Off: every table's connection logs in as `user`."""
+
+    def user_for(self, table: str) -> str | None:
+        if self.user is None or not self.user_per_table:
+            return self.user
+        return f"{self.user}-{table}"
 
 
 class TableSection(_Strict):
@@ -154,6 +172,8 @@ EXAMPLE = """\
 [host]
 name = "living-room"
 journal = "/var/lib/dialbox/journal.sqlite"
+# keys = "/var/lib/dialbox/keys"   # device keys (default: next to the journal)
+# require_keys = true              # refuse controllers not paired with `firmware provision`
 
 [serial]
 # USB controllers are found by VID/PID; add explicit ports or globs if needed.
@@ -162,7 +182,7 @@ ports = ["/dev/serial/by-id/usb-MicroPython*"]
 # [mqtt]
 # host = "localhost"
 # port = 1883
-# user = "host"
+# user = "host"       # table T logs in as "host-T" (user_per_table = true, the default)
 # password = "from dialbox broker config"
 
 [[tables]]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 from typing import Any
 
@@ -10,6 +11,7 @@ from dialbox.daemon.config import DaemonConfig
 from dialbox.journal import Journal
 from dialbox.runner import GameRunner
 from dialbox.sessions import Session
+from dialbox.sessions.keys import Authenticator, KeyStore
 from dialbox.transports.base import Link
 from dialbox.transports.mqtt import BrokerAddress, MqttHub, MqttLink
 from dialbox.transports.serial import DEFAULT_USB, SerialLink, SerialWatcher, UsbMatch
@@ -52,6 +54,10 @@ class SerialDesk:
         runner = self.by_session.get(id(session))
         return runner is not None and runner.owes(session)
 
+    def is_open(self, session: Session, pid: int) -> bool:
+        runner = self.by_session.get(id(session))
+        return runner is not None and runner.is_open(session, pid)
+
     def durable(self) -> None:
         for r in self.runners:
             r.durable()
@@ -73,20 +79,25 @@ class Daemon:
             t.name: GameRunner(t.settings(), self.journal, config.host.name) for t in config.tables
         }
         self.sessions: list[Session] = []
+        self.keys = KeyStore(config.host.keys_path())
+        """The device keys each hello must prove (docs/host.md, "Device identity")."""
+        self.auth = Authenticator(self.keys, config.host.require_keys)
         self.watcher: SerialWatcher | None = None
         self.desk = SerialDesk(list(self.runners.values()))
         if config.mqtt is not None:
             m = config.mqtt
             address = BrokerAddress(m.host, m.port, m.user, m.password, m.tls_ca, m.keepalive)
             for name, runner in self.runners.items():
-                self.hubs[name] = self._hub(address, name, runner)
+                # a user per table: the broker binds client ids to users (docs/host.md)
+                self.hubs[name] = self._hub(
+                    dataclasses.replace(address, user=m.user_for(name)), name, runner)
         self._stop = asyncio.Event()
         self._tasks: list[asyncio.Task[Any]] = []
 
     # ------------------------------------------------------------------ links -> sessions
 
     async def _serve(self, link: Link, host: Any) -> None:
-        session = Session(link, host, self.config.host.name)
+        session = Session(link, host, self.config.host.name, self.auth)
         self.sessions.append(session)
         try:
             await session.run()
@@ -110,6 +121,7 @@ class Daemon:
 
     async def run(self) -> None:
         cfg = self.config
+        self._check_keys()
         try:
             for runner in self.runners.values():
                 runner.start_timers()
@@ -129,6 +141,16 @@ class Daemon:
             await asyncio.gather(*self._tasks, return_exceptions=True)
             for s in list(self.sessions):
                 await s.link.close()
+
+    def _check_keys(self) -> None:
+        """Say once at start what the key store means for the controllers."""
+        uids = self.keys.uids()  # a broken file stops the start here, with its place
+        if self.config.host.require_keys and not uids:
+            log.warning("no device keys in %s: every controller is refused until it is paired "
+                        "(dialbox firmware provision --config ...)", self.keys.path)
+        elif not self.config.host.require_keys:
+            log.warning("require_keys is off: controllers without a device key are admitted "
+                        "unauthenticated (%d keys in %s)", len(uids), self.keys.path)
 
     def _hub(self, address: BrokerAddress, name: str, runner: GameRunner) -> MqttHub:
         async def on_link(link: MqttLink) -> None:

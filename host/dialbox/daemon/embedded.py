@@ -23,6 +23,7 @@ from dialbox.daemon.daemon import Daemon
 from dialbox.doubles import ControllerDouble
 from dialbox.engine.registry import game_info
 from dialbox.processes import stop_process
+from dialbox.sessions.keys import KeyStore
 
 log = logging.getLogger("dialbox.demo")
 
@@ -194,6 +195,8 @@ async def run_demo(
                 mqtt = {"host": "127.0.0.1", "port": port, "table": TABLE, "passwords": creds}
             else:
                 cfg["serial"] = {"ports": [str(work / "links" / "*")], "usb": []}
+            for uid in uids:  # paired before the daemon starts (docs/host.md, Device identity)
+                KeyStore(work / "keys").ensure(uid)
             daemon = Daemon(parse_config(cfg, "demo"))
             runner = daemon.runners[TABLE]
             if on_state is not None:  # the retained state's JSON (docs/host.md)
@@ -271,11 +274,14 @@ async def _start_controllers(
 ) -> tuple[list[Any], str]:
     """The real firmware (dialbox.sim) when it is installed, else the protocol double."""
     sims: list[Any] = []
+    # pairing: each simulated controller gets a device key in the daemon's key store (`keys`
+    # next to the demo's journal), as `dialbox firmware provision` gives a real one
+    keys = KeyStore(work / "keys")
     if runtime != "double" and firmware_sim_available():
         sim_mod = importlib.import_module("dialbox.sim")
         for uid in uids:
             kw: dict[str, Any] = {"runtime": runtime, "auto": auto,
-                                  "state_dir": work / "flash" / uid}
+                                  "state_dir": work / "flash" / uid, "key": keys.ensure(uid)}
             (work / "flash" / uid).mkdir(parents=True, exist_ok=True)
             if mqtt is not None:
                 m = _mqtt_for(mqtt, uid)
@@ -290,7 +296,7 @@ async def _start_controllers(
         return sims, runtime
     for i, uid in enumerate(uids):
         double = ControllerDouble(uid, auto=True, seed=seed * 100 + i,
-                                  link_dir=work / "links",
+                                  link_dir=work / "links", key=keys.ensure(uid),
                                   mqtt=None if mqtt is None else _mqtt_for(mqtt, uid))
         await double.start()
         stack.push_async_callback(double.stop)

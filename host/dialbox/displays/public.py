@@ -87,6 +87,9 @@ class PromptView(_Frozen):
     asks: tuple[AskView, ...]
     phase: PromptPhase = "open"
     choices: tuple[ChoiceView, ...] = ()
+    verified: bool = False
+    """A revealed sealed prompt whose every choice hashes to the commitment its seat locked
+    (RevealState.verified): the screen marks it."""
 
     @model_validator(mode="after")
     def _sealed_until_revealed(self) -> PromptView:

@@ -90,7 +90,7 @@ def reveal_view(r: RevealState) -> PromptView | None:
         pid=r.pid, sealed=r.kind == "sealed", topic="",
         text=(_prompt_text(r.text) if r.text else "") or r.summary,
         asks=tuple(AskView(seat=c.seat, text="", status="revealed") for c in choices),
-        phase="revealed", choices=choices,
+        phase="revealed", choices=choices, verified=r.verified,
     )
 
 

@@ -50,8 +50,11 @@ class ControllerDouble:
         mqtt: dict[str, Any] | None = None,
         think: tuple[float, float] = (0.0, 0.0),
         keep: int = KEEP,
+        key: bytes | None = None,
     ) -> None:
         self.uid = uid
+        self.key = key
+        """The device key its hello proves (the host's key store holds the same), or None."""
         self.auto = auto
         self.rng = random.Random(seed if seed is not None else uid)
         self.state_file = Path(state_file) if state_file else None
@@ -67,6 +70,10 @@ class ControllerDouble:
         self.revealed: deque[Frame] = deque(maxlen=keep)
         self.locks: dict[int, list[int]] = {}
         """pid -> the selection this controller locked for it (its last lock)."""
+        self.closed: set[int] = set()
+        """Prompts whose `revealed` came: never asked again (as the firmware's ring)."""
+        self.mismatches: list[Frame] = []
+        """`alllocked` without its commitment, `revealed` that does not confirm its reveal."""
         self.errors: list[Frame] = []
         self.received: deque[Frame] = deque(maxlen=keep)
         """The latest frames received (bounded: a benchmark runs a thousand doubles for long)."""
@@ -280,8 +287,9 @@ class ControllerDouble:
             self.on_frame(msg)
         t = msg["t"]
         if t == "identify":
+            mac = codec.hello_mac(self.key, msg["challenge"], self.uid) if self.key else ""
             self.send("hello", codec.PROTOCOL_VERSION, codec.TABLE_HASH, "double-1",
-                      "double", self.uid, ["led"])
+                      "double", self.uid, ["led"], mac)
             return
         if t == "ack":
             self._unacked.pop(msg["ref"], None)
@@ -327,17 +335,31 @@ class ControllerDouble:
         elif t == "alllocked":
             s = self.secret
             if s is not None and s["pid"] == msg["pid"]:
+                if [self.seat, s["commitment"]] not in msg["commits"]:
+                    self.mismatches.append(msg)  # not all-locked with my commitment: no reveal
+                    return
                 self.state = "alllocked"
                 self._later(lambda: self.send("reveal", s["pid"], s["sel"], s["nonce"]))
         elif t == "revealed":
+            if msg["pid"] in self.closed:
+                return
+            held = self.secret
+            if held is not None and held["pid"] == msg["pid"] and msg["choices"]:
+                mine = [self.seat, held["sel"], held["nonce"], self.uid]
+                if mine not in msg["reveals"]:
+                    self.mismatches.append(msg)  # my lock stays until it is confirmed
+                    return
+            self.closed.add(msg["pid"])
             self.revealed.append(msg)
-            if self.secret is not None and self.secret["pid"] == msg["pid"]:
+            if held is not None and held["pid"] == msg["pid"]:
                 self.secret = None
                 self._save()
             self.state = "revealed"
             self.prompt = None
 
     def _prompt(self, msg: Frame) -> None:
+        if msg["pid"] in self.closed:
+            return  # over: never asked again
         if self.secret is not None and self.secret["pid"] == msg["pid"]:
             return  # resumed: still locked on this prompt
         if self.prompt is not None and self.prompt["pid"] == msg["pid"] and self.state != "idle":

@@ -85,6 +85,7 @@ def sources(board: str) -> list[tuple[Path, str]]:
     codec_dir = protocol_dir() / "dialbox_protocol"
     out.append((codec_dir / "__init__.py", "dialbox_protocol/__init__"))
     out.append((codec_dir / "codec.py", "dialbox_protocol/codec"))
+    out.append((codec_dir / "strictjson.py", "dialbox_protocol/strictjson"))
     return out
 
 

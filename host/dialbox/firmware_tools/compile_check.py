@@ -13,7 +13,7 @@ from dialbox.paths import codec_file, firmware_dir
 def sources() -> list[Path]:
     """Every .py that runs on a controller: firmware/** plus the shared codec."""
     files = sorted(p for p in firmware_dir().rglob("*.py") if "__pycache__" not in p.parts)
-    return [*files, codec_file()]
+    return [*files, codec_file(), codec_file().with_name("strictjson.py")]
 
 
 def mpy_cross() -> str:

@@ -1,4 +1,4 @@
-"""Provision a controller over USB: device id, colour, WiFi, broker and credentials."""
+"""Provision a controller over USB: device id, colour, WiFi, broker, credentials, device key."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ from typing import Any
 import serial
 
 from dialbox_protocol import codec
+from dialbox_protocol.models import new_challenge
 
 
 class ProvisionError(RuntimeError):
@@ -28,6 +29,9 @@ class Provisioning:
     user: str = ""
     password: str = ""
     table: str = "table1"
+    key: str = ""
+    """The device key in base64 (codec.b64 of 16-32 bytes): the controller proves it in
+    every hello; the host keeps the same key in its key store. "" = none."""
 
     def args(self) -> list[object]:
         return [
@@ -40,6 +44,7 @@ class Provisioning:
             self.user,
             self.password,
             self.table,
+            self.key,
         ]
 
 
@@ -78,7 +83,9 @@ def provision(port_name: str, p: Provisioning, attempts: int = 20) -> dict[str, 
         link = _Link(port)
         hello = None
         identify = codec.encode(
-            "identify", 0, [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "provision"]
+            "identify",
+            0,
+            [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "provision", new_challenge()],
         )
         for _ in range(attempts):
             port.write(identify)

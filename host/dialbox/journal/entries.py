@@ -14,10 +14,13 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dialbox.journal.journal import Entry, JournalError
 
-FORMAT = 2
+FORMAT = 3
 """The journal format this dialbox writes. 1: no `format` field in the table entry and no
 state hashes (read and replayed unchecked); 2: the table entry says `format: 2` and every
-`applied` step carries the game's state hash after it."""
+`applied` step carries the game's state hash after it; 3: a bot's sealed choice is kept in
+memory only until all-locked (no `bot` entry: its commitment is journaled like a
+controller's, its reveal at all-locked), and a bot commitment whose secret a restart lost is
+`withdraw`n."""
 
 Sel = tuple[int, int, int]
 
@@ -65,7 +68,8 @@ class PromptEntry(Step):
 
 
 class BotEntry(Step):
-    """A bot's sealed choice and nonce, kept until all-locked (the bot reveals them then)."""
+    """Formats 1 and 2 only: a bot's sealed choice and nonce, journaled when the bot locked
+    (readable on disk before all-locked). Format 3 keeps them in memory until all-locked."""
 
     kind: ClassVar[str] = "bot"
     pid: int
@@ -84,6 +88,17 @@ class CommitEntry(Step):
 
 class UncommitEntry(Step):
     kind: ClassVar[str] = "uncommit"
+    pid: int
+    seat: int
+    uid: str
+
+
+class WithdrawEntry(Step):
+    """Format 3: a bot's commitment taken back because its secret was lost (the daemon
+    stopped between the bot's lock and all-locked); the bot chooses again. Nobody saw
+    anything of the withdrawn choice, so this holds even where the prompt allows no unlock."""
+
+    kind: ClassVar[str] = "withdraw"
     pid: int
     seat: int
     uid: str
@@ -147,13 +162,13 @@ class OverEntry(Step):
 
 
 Parsed = (TableEntry | SeatEntry | PidEntry | PromptEntry | BotEntry | CommitEntry
-          | UncommitEntry | AllLockedEntry | DefaultEntry | RevealEntry | AppliedEntry
-          | RevealedEntry | VoidEntry | OverEntry)
+          | UncommitEntry | WithdrawEntry | AllLockedEntry | DefaultEntry | RevealEntry
+          | AppliedEntry | RevealedEntry | VoidEntry | OverEntry)
 
 KINDS: dict[str, type[Step]] = {m.kind: m for m in (
     TableEntry, SeatEntry, PidEntry, PromptEntry, BotEntry, CommitEntry, UncommitEntry,
-    AllLockedEntry, DefaultEntry, RevealEntry, AppliedEntry, RevealedEntry, VoidEntry,
-    OverEntry)}
+    WithdrawEntry, AllLockedEntry, DefaultEntry, RevealEntry, AppliedEntry, RevealedEntry,
+    VoidEntry, OverEntry)}
 
 
 def parse(entry: Entry) -> Parsed:

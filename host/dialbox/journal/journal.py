@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import sqlite3
 import threading
 import time
@@ -50,6 +51,70 @@ class JournalError(Exception):
     """The journal file cannot be opened or is not a dialbox journal."""
 
 
+FILE_MODE = 0o600
+"""The journal and SQLite's -wal and -shm files beside it: its owner's only (they hold
+commitments, and after all-locked every revealed choice)."""
+DIR_MODE = 0o700
+"""A directory the journal creates for itself (an existing one is left as it is)."""
+
+
+def _create_private(path: Path) -> None:
+    """Create the journal file (and its directory) for its owner only, before SQLite opens
+    it: SQLite creates the -wal and -shm files with the database file's own mode."""
+    try:
+        for d in reversed([d for d in (path.parent, *path.parent.parents) if not d.exists()]):
+            d.mkdir(mode=DIR_MODE, exist_ok=True)
+            d.chmod(DIR_MODE)  # (mkdir's mode goes through the umask)
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+    except OSError as e:
+        raise JournalError(f"{path}: cannot create the journal ({e.strerror or e})") from None
+
+
+def _make_private(path: Path) -> None:
+    """A journal written by an older dialbox (0644): its owner's only from now on."""
+    for p in (path, Path(f"{path}-wal"), Path(f"{path}-shm")):
+        try:
+            if p.stat().st_mode & 0o077:
+                p.chmod(FILE_MODE)
+                log.warning("%s: was readable by others; now mode %o", p, FILE_MODE)
+        except OSError:  # not there (no -wal yet), or not ours to change
+            pass
+
+
+def _data(n: int, table: str, kind: str, text: str) -> dict[str, Any]:
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError) as e:
+        raise JournalError(f"journal entry {n} of table {table} ({kind}): not JSON ({e})") from None
+    if not isinstance(data, dict):
+        raise JournalError(f"journal entry {n} of table {table} ({kind}): not a JSON object")
+    return data
+
+
+def _open_readonly(path: str) -> sqlite3.Connection:
+    """An existing journal, to read only (JournalError with one clear line otherwise)."""
+    p = Path(path)
+    if not p.exists():
+        raise JournalError(f"{path}: no such file")
+    if not p.is_file():
+        raise JournalError(f"{path}: not a file")
+    try:
+        db = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True,
+                             isolation_level=None, check_same_thread=False)
+    except sqlite3.Error as e:
+        raise JournalError(f"{path}: cannot open ({e})") from None
+    try:
+        found = db.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'entry'").fetchone()
+    except sqlite3.Error as e:  # "file is not a database", "unable to open" (permissions)
+        db.close()
+        raise JournalError(f"{path}: not a dialbox journal ({e})") from None
+    if found is None:
+        db.close()
+        raise JournalError(f"{path}: not a dialbox journal (an SQLite file without entries)")
+    return db
+
+
 @dataclass(frozen=True, slots=True)
 class Entry:
     n: int
@@ -62,12 +127,20 @@ class Entry:
 class Journal:
     """An append-only event log in one SQLite file (one file can hold many tables)."""
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, readonly: bool = False) -> None:
+        """Open (creating it if need be) the journal at `path`; `readonly`: open an existing
+        journal to read only (`dialbox audit`, beside a running daemon), never create one."""
         self.path = str(path)
+        self.readonly = readonly
         self._pending: list[tuple[str, str, str, float]] = []
+        self._stop = threading.Event()
+        self._checkpointer: threading.Thread | None = None
+        if readonly:
+            self._db = _open_readonly(self.path)
+            return
         try:
             if self.path != ":memory:":
-                Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+                _create_private(Path(self.path))
             self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -75,9 +148,8 @@ class Journal:
             self._db.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
             raise JournalError(f"{self.path}: not a usable journal ({e})") from None
-        self._stop = threading.Event()
-        self._checkpointer: threading.Thread | None = None
         if self.path != ":memory:":
+            _make_private(Path(self.path))
             self._checkpointer = threading.Thread(
                 target=self._checkpoints, name="journal-checkpoint", daemon=True)
             self._checkpointer.start()
@@ -103,6 +175,8 @@ class Journal:
         self._collect(table, step.kind, step.model_dump_json())
 
     def _collect(self, table: str, kind: str, data: str) -> None:
+        if self.readonly:
+            raise JournalError(f"{self.path}: opened to read only")
         first = not self._pending
         self._pending.append((table, kind, data, time.time()))
         if first:
@@ -130,7 +204,7 @@ class Journal:
         rows = self._db.execute(
             "SELECT n, tbl, kind, data, at FROM entry WHERE tbl = ? ORDER BY n", (table,)
         ).fetchall()
-        return [Entry(n, t, k, json.loads(d), a) for n, t, k, d, a in rows]
+        return [Entry(n, t, k, _data(n, t, k, d), a) for n, t, k, d, a in rows]
 
     def tables(self) -> list[str]:
         self.sync()

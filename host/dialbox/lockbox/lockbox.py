@@ -60,6 +60,9 @@ class Lockbox:
     """seat -> (uid that committed, commitment text)."""
     reveals: dict[int, Selection] = field(default_factory=dict)
     """seat -> verified selection (only after all-locked, or for an open prompt)."""
+    proofs: dict[int, tuple[str, str]] = field(default_factory=dict)
+    """seat -> (nonce, uid) of its reveal: with the selection, what recomputes the seat's
+    commitment (`codec.commitment`), sent to the controllers in `revealed`."""
     defaults: dict[int, Selection] = field(default_factory=dict)
     """seat -> the game's default, used when the prompt timed out before the seat locked."""
 
@@ -123,6 +126,14 @@ class Lockbox:
         del self.commitments[seat]
         return CHANGED
 
+    def withdraw(self, seat: int) -> Verdict:
+        """Take back a commitment whose secret is gone (a bot's, lost with a restart) while
+        the prompt is open, whatever `unlock` says: nothing of the choice was ever seen."""
+        if self.phase != Phase.OPEN or seat not in self.commitments:
+            return Verdict.refuse(codec.E_STATE, "no commitment to withdraw while open")
+        del self.commitments[seat]
+        return CHANGED
+
     def time_out(self, defaults: dict[int, Selection]) -> bool:
         """Prompt timeout: unlocked seats take the game's default. False if some seat has none."""
         missing = [s for s in self.seats if not self.locked(s)]
@@ -167,6 +178,7 @@ class Lockbox:
         if why is not None:
             return Verdict.refuse(codec.E_ILLEGAL, why)
         self.reveals[seat] = sel
+        self.proofs[seat] = (nonce, uid)
         if not self.waiting_for:
             self.phase = Phase.COMPLETE
         return CHANGED

@@ -31,7 +31,6 @@ from dialbox.engine.wheels import Selection
 from dialbox.journal.entries import (
     AllLockedEntry,
     AppliedEntry,
-    BotEntry,
     CommitEntry,
     DefaultEntry,
     OverEntry,
@@ -39,6 +38,7 @@ from dialbox.journal.entries import (
     RevealEntry,
     UncommitEntry,
     VoidEntry,
+    WithdrawEntry,
 )
 from dialbox.lockbox import Lockbox, Phase, Verdict
 from dialbox.runner.pids import PromptIds
@@ -69,7 +69,8 @@ CLOSED_KEPT = 16
 
 @dataclass(frozen=True, slots=True)
 class BotSecret:
-    """A bot's sealed choice, kept (and journaled) until all seats have locked."""
+    """A bot's sealed choice, kept in memory only until all seats have locked (the journal
+    holds its commitment, like a controller's; its reveal is journaled at all-locked)."""
 
     sel: Selection
     nonce: str
@@ -112,7 +113,10 @@ class PromptCycle:
         self.closed_pids: deque[int] = deque(maxlen=CLOSED_KEPT)
         """Prompts lately answered or voided: a late frame for one of them is harmless."""
         self.told: dict[int, Revealed] = {}
-        """seat -> the `revealed` frame of the last answered prompt (resent on resume)."""
+        """seat -> the `revealed` frame of the last answered prompt."""
+        self.last_told: dict[int, Revealed] = {}
+        """seat -> how the last prompt it was asked ended (its `revealed`, or the void note):
+        sent again to a controller that comes back still holding that prompt."""
         self.timers = Timers()
         self.finished = asyncio.Event()
         self.over_journaled = False
@@ -173,6 +177,26 @@ class PromptCycle:
         """Whether `seat` owes the open prompt a lock or a reveal."""
         return self.box is not None and seat in self.box.waiting_for
 
+    def is_open(self, pid: int) -> bool:
+        """Whether `pid` is the open prompt (the sessions stop sending again the frames of
+        a prompt that is over: it is never asked again)."""
+        return self.box is not None and self.box.pid == pid
+
+    @staticmethod
+    def all_locked_frame(box: Lockbox) -> AllLocked:
+        """`alllocked` with every committed seat's commitment: each controller reveals only
+        if its own is there, and checks the others' reveals against them."""
+        return AllLocked(pid=box.pid, commits=sorted((s, c) for s, (_u, c)
+                                                     in box.commitments.items()))
+
+    def closing(self, seat: int, pid: int) -> Revealed:
+        """How prompt `pid`, over here, ended for `seat`: its `revealed` or void note (a
+        prompt of another journal, or one whose note is gone with a restart: void)."""
+        told = self.last_told.get(seat)
+        if told is not None and told.pid == pid:
+            return told
+        return Revealed(seq=1, pid=pid, choices=[], summary=f"Void: prompt {pid} is over")
+
     # ------------------------------------------------------------------ frames of a prompt
 
     def on_frame(self, session: Session, seat: int, msg: Message) -> None:
@@ -201,16 +225,27 @@ class PromptCycle:
     def resume(self, session: Session, seat: int, snap: Snapshot) -> None:
         """A seated controller is back: where is it in the open (or last) prompt?"""
         box = self.box
-        if box is not None and seat in box.seats and box.phase in (Phase.OPEN, Phase.ALL_LOCKED):
+        asked = (box is not None and seat in box.seats
+                 and box.phase in (Phase.OPEN, Phase.ALL_LOCKED))
+        if (snap.pid is not None and snap.state != "revealed"
+                and not (asked and box is not None and snap.pid == box.pid)):
+            # It still holds a prompt that is over here (its `revealed` was lost with the
+            # link): how that ended first, so it lets go of it before the next is asked.
+            session.post(self.closing(seat, snap.pid))
+        if asked and box is not None:
             if (snap.pid == box.pid and snap.commitment and box.phase == Phase.OPEN
                     and not box.locked(seat)):
                 # The commit frame was lost with the link: the snapshot carries it.
                 self.commit(session, seat, snap.commitment, 0)
                 if self.box is not box:
                     return
+            # A controller without its secret says so: no prompt (it rebooted without the
+            # record) or this prompt without a commitment. A snapshot naming another prompt
+            # is stale (the firmware never holds a lock on another prompt while committed
+            # to this one): it voids nothing (issue 13: a replayed old snapshot).
             if (box.phase == Phase.ALL_LOCKED and seat in box.commitments
                     and seat not in box.reveals
-                    and (snap.pid != box.pid or snap.commitment is None)):
+                    and (snap.pid is None or snap.pid == box.pid and snap.commitment is None)):
                 self.void(f"seat {seat + 1} lost its sealed choice")
                 return
             if not box.sealed and seat in box.reveals:
@@ -219,11 +254,7 @@ class PromptCycle:
             if box.locked(seat):
                 session.post(Status(pid=box.pid, state="locked"))
             if box.phase == Phase.ALL_LOCKED:
-                session.post(AllLocked(pid=box.pid))
-            return
-        told = self.told.get(seat)
-        if told is not None and snap.pid == told.pid and snap.state != "revealed":
-            session.post(told)
+                session.post(self.all_locked_frame(box))
 
     # ------------------------------------------------------------------ lockbox steps
 
@@ -251,10 +282,11 @@ class PromptCycle:
         assert box is not None
         self._locked_at = time.perf_counter()
         self.record(AllLockedEntry(pid=box.pid))
+        frame = self.all_locked_frame(box)
         for seat in box.seats:
             s = self.seating.session_of(seat)
             if s is not None:
-                s.post(AllLocked(pid=box.pid))
+                s.post(frame)
         self.timers.arm(self.settings.reveal_timeout, self._reveal_timed_out, box.pid)
         for seat, secret in list(self.bot_secrets.items()):
             self._bot_reveal(seat, secret)
@@ -333,10 +365,13 @@ class PromptCycle:
                  events: list[Event]) -> None:
         """The game applied prompt `pid`'s answers: record what each seat and the table are
         told (live, and again on replay: it follows from the answers)."""
-        telling = tell(pid, decision, answers, events, self.game.public_part)
+        box = self.box if self.box is not None and self.box.pid == pid else None
+        telling = tell(pid, decision, answers, events, self.game.public_part,
+                       box.proofs if box else None, box.commitments if box else None)
         self.public.tell(events)
         self.public.reveal(telling.public)
         self.told = telling.frames
+        self.last_told.update(telling.frames)
         self.closed_pids.append(pid)
         self.box = None
 
@@ -357,8 +392,11 @@ class PromptCycle:
         self.timers.cancel()
         if told is None:
             told = "an answer was refused" if d is not None and d.private else reason
+        # no reveal in it: the decision is asked again, and the choices made for this
+        # prompt must not be seen before the new one is all-locked
         note = Revealed(seq=1, pid=box.pid, choices=[], summary=f"Void: {told}"[:120])
         for seat in box.seats:
+            self.last_told[seat] = note
             s = self.seating.session_of(seat)
             if s is not None:
                 s.post(note)
@@ -375,8 +413,7 @@ class PromptCycle:
         uid = f"bot-{ask.seat}"
         if box.sealed:
             secret = BotSecret(sel, nonce)
-            self.bot_secrets[ask.seat] = secret
-            self.record(BotEntry(pid=box.pid, seat=ask.seat, sel=sel, nonce=nonce))
+            self.bot_secrets[ask.seat] = secret  # in memory only until all-locked
             nb = codec.unb64(nonce)
             assert nb is not None
             self.commit(None, ask.seat, codec.commitment(sel, nb, box.pid, uid), 0, uid)
@@ -386,6 +423,40 @@ class PromptCycle:
             self.record(RevealEntry(pid=box.pid, seat=ask.seat, uid=uid, sel=sel, nonce=nonce))
             if box.complete:
                 self.finish()
+
+    def resume_bots(self) -> None:
+        """After a restart: bots whose secret was lost with the daemon's memory (they locked,
+        all-locked had not come) commit again. Open prompt: each such commitment is
+        withdrawn and the bot chooses again (nobody saw anything of it, so this is fair even
+        where the prompt allows no unlock); past all-locked (its reveal was not journaled
+        with it) the prompt is void and asked again, as when a controller lost its secret."""
+        box = self.box
+        if box is None or not box.sealed:
+            return
+        seats = self.seating.table.seats
+        lost = [s for s in box.seats if seats[s].bot and s in box.commitments
+                and s not in box.reveals and s not in self.bot_secrets]
+        if not lost:
+            return
+        names = ", ".join(str(s + 1) for s in lost)
+        if box.phase == Phase.ALL_LOCKED:
+            self.void(f"bot seat {names} lost its sealed choice when the daemon stopped")
+            return
+        if box.phase != Phase.OPEN:
+            return
+        log.info("%s: prompt %d: bot seat %s lost its sealed choice when the daemon stopped; "
+                 "withdrawn, the bot chooses again", self.settings.name, box.pid, names)
+        for seat in lost:
+            uid = box.commitments[seat][0]
+            box.withdraw(seat)
+            self.record(WithdrawEntry(pid=box.pid, seat=seat, uid=uid))
+            seats[seat].state = "idle"
+        d = self.game.pending
+        assert d is not None
+        for seat in lost:
+            self._bot_answer(box, d.ask_for(seat))
+            if self.box is not box:
+                return
 
     # ------------------------------------------------------------------ the end
 

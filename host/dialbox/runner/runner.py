@@ -54,9 +54,9 @@ class GameRunner:
         for place, role in zip(self.table.seats, settings.roles, strict=False):
             place.role = role or None
         record = functools.partial(journal.record, settings.name)
-        steps = [parse(e) for e in journal.entries(settings.name)]
+        steps = [(e.n, parse(e)) for e in journal.entries(settings.name)]
         if steps:
-            head = check_head(steps[0], settings.name, settings.game)
+            head = check_head(steps[0][1], settings.name, settings.game)
             game, ids, fmt = info.game(head.options), PromptIds(head.first_pid), head.format
         else:
             game, ids, fmt = info.game(options), PromptIds.fresh(), FORMAT
@@ -70,6 +70,7 @@ class GameRunner:
                                  self.publisher.changed)
         if steps:
             replay(steps[1:], fmt, settings.name, self.seating, self.cycle)
+            self.cycle.resume_bots()  # a bot's secret lived in memory only
         for seat in settings.bots:  # (on resume: a daemon killed before it seated its bots)
             if not self.table.seats[seat].taken:
                 self.seating.seat_bot(seat)
@@ -149,6 +150,9 @@ class GameRunner:
         if self.cycle.box is None or seat is None:
             return session.uid in self.pairing  # a pairing press is awaited too
         return self.cycle.owes(seat.index)
+
+    def is_open(self, session: Session, pid: int) -> bool:
+        return self.cycle.is_open(pid) or pid in self.pairing.values()
 
     def durable(self) -> None:
         self.journal.sync()

@@ -17,6 +17,7 @@ from dialbox.engine.decisions import Ask, Decision
 from dialbox.engine.events import Event
 from dialbox.engine.wheels import Selection
 from dialbox.table.state import RevealState
+from dialbox_protocol import codec
 from dialbox_protocol.models import Revealed
 
 LABELS_MAX = 24
@@ -48,17 +49,61 @@ def summary(events: Sequence[Event]) -> str:
     return " ".join(e.text for e in events)[:SUMMARY_MAX] or "Revealed."
 
 
+Proofs = Mapping[int, tuple[str, str]]
+"""seat -> (nonce, uid) of its verified reveal (`Lockbox.proofs`)."""
+Commitments = Mapping[int, tuple[str, str]]
+"""seat -> (uid, commitment) it locked (`Lockbox.commitments`)."""
+
+
+def _over(frame: Revealed) -> int:
+    """Bytes by which the frame (with the largest seq) would pass MAX_FRAME."""
+    body = codec.dumps([frame.type_name(), codec.MAX_SEQ, *frame.args()])
+    return len(body) + 9 - codec.MAX_FRAME  # + CRC and newline
+
+
+def fit(frame: Revealed) -> Revealed:
+    """The frame, its summary shortened if the whole would not fit in one frame (1 KB):
+    six seats' labels and reveals leave room for most of a summary, not for every escape."""
+    over = _over(frame)
+    while over > 0 and frame.summary:
+        frame = frame.model_copy(update={"summary": frame.summary[:-max(1, over // 6)]})
+        over = _over(frame)
+    return frame
+
+
+def verified(pid: int, decision: Decision, answers: Mapping[int, Selection], proofs: Proofs,
+             commitments: Commitments) -> bool:
+    """A sealed decision whose every answer hashes to the commitment its seat locked (checked
+    again here, as every controller checks it from its `alllocked` and `revealed`)."""
+    if not decision.sealed:
+        return False
+    for a in decision.asks:
+        proof, held = proofs.get(a.seat), commitments.get(a.seat)
+        if proof is None or held is None or proof[1] != held[0]:
+            return False  # a default: no commitment to check it against
+        if not codec.verify_reveal(held[1], answers[a.seat], proof[0], pid, proof[1]):
+            return False
+    return True
+
+
 def tell(pid: int, decision: Decision, answers: Mapping[int, Selection],
-         events: Sequence[Event], public_part: PublicPart) -> Telling:
+         events: Sequence[Event], public_part: PublicPart, proofs: Proofs | None = None,
+         commitments: Commitments | None = None) -> Telling:
     """The frames and the public reveal of `decision`, answered with `answers` under prompt
-    `pid`, whose resolution emitted `events`."""
+    `pid`, whose resolution emitted `events`. Each frame carries the reveals (`proofs`) its
+    controller may check: every seat's, or for a private decision the seat's own only."""
+    proofs = proofs or {}
     public = [e for e in events if e.to is None]
     text = {a.seat: a.text for a in decision.asks}
     said = summary(public)
+    reveals = {s: (s, answers[s], nonce, uid) for s, (nonce, uid) in proofs.items()
+               if s in answers}
     if decision.private:
         frames = {
-            a.seat: Revealed(seq=1, pid=pid, choices=[(a.seat, labels(a, answers[a.seat]))],
-                             summary=summary([e for e in events if e.visible_to(a.answerer)]))
+            a.seat: fit(Revealed(
+                seq=1, pid=pid, choices=[(a.seat, labels(a, answers[a.seat]))],
+                summary=summary([e for e in events if e.visible_to(a.answerer)]),
+                reveals=[reveals[a.seat]] if a.seat in reveals else []))
             for a in decision.asks
         }
         announced = tuple((a.seat, part) for a in decision.asks
@@ -66,13 +111,15 @@ def tell(pid: int, decision: Decision, answers: Mapping[int, Selection],
         return Telling(frames, RevealState(pid=pid, kind="private", announced=announced,
                                            summary=said, text=text))
     choices = [(a.seat, labels(a, answers[a.seat])) for a in decision.asks]
-    shared = Revealed(seq=1, pid=pid, choices=choices, summary=said)
+    every = [reveals[s] for s in sorted(reveals)]
+    shared = fit(Revealed(seq=1, pid=pid, choices=choices, summary=said, reveals=every))
     frames = {a.seat: shared for a in decision.asks}
     if len(public) < len(events):  # private events: each seat's summary adds its own only
         for a in decision.asks:
             mine = [e for e in events if e.visible_to(a.answerer)]
             if len(mine) > len(public):
-                frames[a.seat] = Revealed(seq=1, pid=pid, choices=choices,
-                                          summary=summary(mine))
+                frames[a.seat] = fit(Revealed(seq=1, pid=pid, choices=choices,
+                                              summary=summary(mine), reveals=every))
+    ok = verified(pid, decision, answers, proofs, commitments or {})
     return Telling(frames, RevealState(pid=pid, kind=decision.kind, choices=tuple(choices),
-                                       summary=said, text=text))
+                                       summary=said, text=text, verified=ok))

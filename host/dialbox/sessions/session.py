@@ -8,19 +8,24 @@ import time
 from collections import deque
 from typing import Protocol
 
+from dialbox.logbook import TokenBucket
+from dialbox.sessions.keys import Authenticator
 from dialbox.transports.base import Link, LinkClosed
 from dialbox_protocol import codec
 from dialbox_protocol.frames import Parsed, ProtocolError, to_frame
 from dialbox_protocol.models import (
     Ack,
+    AllLocked,
     Error,
     Hello,
     Identify,
     Message,
     Ping,
     Pong,
+    Prompt,
     Snapshot,
     Welcome,
+    new_challenge,
 )
 
 log = logging.getLogger("dialbox.session")
@@ -31,7 +36,15 @@ HEARTBEAT = 1.0
 OFFLINE_AFTER = 3.0
 PROBE_AFTER = 5.0
 REIDENTIFY_EVERY = 0.5
+REFUSED_RETRY = 2.0
+"""A link whose hello was refused is sent `identify` again this often (not faster: each try
+costs the controller an `error`), so a controller refused by mistake, updated or paired
+behind a live link comes back without a replug."""
 DEDUP_WINDOW = 16
+REPLY_RATE = 5.0
+REPLY_BURST = 10
+"""Answers to bad input (error replies, identify to a frame without a session): 10 at once,
+then 5 a second per session, so a flood in does not become a flood out."""
 _UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal"}
 _DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
 
@@ -53,6 +66,11 @@ class SessionHost(Protocol):
         """Whether this controller's seat owes the open prompt a lock or a reveal."""
         ...
 
+    def is_open(self, session: Session, pid: int) -> bool:
+        """Whether prompt `pid` is still open: the `prompt` and `alllocked` frames of a
+        prompt that is over are not sent again (it is never asked again)."""
+        ...
+
     def durable(self) -> None:
         """Make durable what the calls so far journaled (called before frames go out)."""
         ...
@@ -71,16 +89,24 @@ class Session:
     on serial a ping goes out every second and three silent seconds mean offline.
     """
 
-    def __init__(self, link: Link, host: SessionHost, host_name: str = "dialbox") -> None:
+    def __init__(self, link: Link, host: SessionHost, host_name: str = "dialbox",
+                 auth: Authenticator | None = None) -> None:
         self.link = link
         self.host = host
         self.host_name = host_name
+        self.auth = auth
+        """Checks each hello's proof of its device key (None: every uid is taken as said)."""
+        self.challenge = new_challenge()
+        """This link's random challenge, in every identify; a hello's MAC must cover it."""
         self.hello: Hello | None = None
         self.uid: str | None = None
         self.seat: int | None = None
         self.welcomed = False
         self.online = False
         self.refused: str | None = None
+        """Why the last hello was refused; until a hello is admitted, nothing but a hello
+        is looked at on this link (docs/host.md, Sessions)."""
+        self._refused_at = 0.0
         self.rtt_ms: float | None = None
         self._loop = asyncio.get_running_loop()
         self._out: list[Message | bytes] = []
@@ -90,7 +116,14 @@ class Session:
         self._resend_at: dict[int, tuple[float, float]] = {}
         """seq -> (when it goes again, its current timeout), for the frames in _unacked."""
         self._resend_timer: asyncio.TimerHandle | None = None
+        self._pids: dict[int, int] = {}
+        """seq -> prompt id, for the unacknowledged `prompt` and `alllocked` frames: sent
+        again only while the host says that prompt is open."""
         self._recent: deque[int] = deque(maxlen=DEDUP_WINDOW)
+        """Sequence numbers lately processed: a cheap first filter of retransmissions."""
+        self._snapshot_due = False
+        """A welcome went out and its snapshot has not come: the one snapshot taken (an old
+        one replayed later cannot move the table: issue 13)."""
         self._last_rx = time.monotonic()
         self._last_said = self._last_rx
         """When the controller last sent something other than a pong or an ack."""
@@ -101,6 +134,7 @@ class Session:
         self._ever_welcomed = False
         self._identify_sent = 0
         self._closed = asyncio.Event()
+        self._replies = TokenBucket(REPLY_RATE, REPLY_BURST)
 
     def __repr__(self) -> str:
         return f"<Session {self.uid or '?'} on {self.link.name}>"
@@ -141,9 +175,12 @@ class Session:
             return to_frame(item)
         if isinstance(item, Welcome):
             self._restart_counters()
+            self._snapshot_due = True
         self._seq = self._seq % codec.MAX_SEQ + 1
         frame = to_frame(item, self._seq)
         self._unacked[self._seq] = frame
+        if isinstance(item, Prompt | AllLocked):
+            self._pids[self._seq] = item.pid
         rto = self.link.rto
         self._resend_at[self._seq] = (self._loop.time() + rto, rto)
         if self._resend_timer is None:
@@ -154,6 +191,7 @@ class Session:
         self._seq = 0
         self._unacked.clear()
         self._resend_at.clear()
+        self._pids.clear()
 
     def _retransmit(self) -> None:
         """One timer per session: send again every unacknowledged frame that is due (its
@@ -165,6 +203,10 @@ class Session:
         nxt: float | None = None
         for seq, frame in list(self._unacked.items()):
             at, rto = self._resend_at[seq]
+            pid = self._pids.get(seq)
+            if at <= now and pid is not None and not self._still_open(pid):
+                self._drop(seq)  # its prompt is over: never asked again
+                continue
             if at <= now:
                 if self.online or not self.link.heartbeat:
                     self._queue(frame)
@@ -175,9 +217,19 @@ class Session:
         if nxt is not None:
             self._resend_timer = self._loop.call_at(nxt, self._retransmit)
 
+    def _still_open(self, pid: int) -> bool:
+        is_open = getattr(self.host, "is_open", None)  # (a host without prompts: always)
+        return is_open is None or bool(is_open(self, pid))
+
+    def _drop(self, seq: int) -> None:
+        self._unacked.pop(seq, None)
+        self._resend_at.pop(seq, None)
+        self._pids.pop(seq, None)
+
     def _acked(self, seq: int) -> None:
         if self._unacked.pop(seq, None) is not None:
             del self._resend_at[seq]
+            self._pids.pop(seq, None)
             if not self._unacked and self._resend_timer is not None:
                 self._resend_timer.cancel()
                 self._resend_timer = None
@@ -208,8 +260,8 @@ class Session:
 
     def _arrived(self, parsed: Parsed) -> None:
         self._last_rx = time.monotonic()
-        if self.refused is not None:
-            return
+        if self.refused is not None and not isinstance(parsed, Hello):
+            return  # refused: only a hello (answering our next identify) is looked at
         if isinstance(parsed, ProtocolError):
             self._bad_frame(parsed)
             return
@@ -219,7 +271,7 @@ class Session:
 
     def _identify(self) -> None:
         self._identify_sent += 1
-        self.post(Identify(host=self.host_name[:32]))
+        self.post(Identify(host=self.host_name[:32], challenge=self.challenge))
 
     async def _ticker(self) -> None:
         """Identify retries before the hello; heartbeat and offline detection after."""
@@ -227,6 +279,9 @@ class Session:
             if not self.welcomed:
                 await asyncio.sleep(IDENTIFY_EVERY if self.link.heartbeat else self.link.rto)
                 if self.refused is not None:
+                    if time.monotonic() - self._refused_at >= REFUSED_RETRY:
+                        self._refused_at = time.monotonic()
+                        self._identify()
                     continue
                 if self.welcomed:
                     continue
@@ -275,19 +330,19 @@ class Session:
                 detail = f"{err.detail}: update the controller firmware"
             else:
                 detail = f"{err.detail}: firmware and host disagree on the protocol"
-            log.error("%s refused: %s", self.link.name, err.describe())
-            self.refused = detail
-            self.post(Error(code=err.code, detail=detail[:80], ref=err.seq))
+            self._refuse(err.code, detail, err.seq, logging.ERROR)
             return
-        log.info("%s: dropped a frame: %s", self.link.name, err.describe())
-        if err.code == codec.E_FIELDS and err.seq:
+        self.link.logbook.log(log, logging.INFO, "%s: dropped a frame: %s", self.link.name,
+                              err.describe())
+        if err.code == codec.E_FIELDS and err.seq and self._replies.take():
             self.post(Error(code=err.code, detail=err.describe()[:80], ref=err.seq))
 
     def _received(self, msg: Message) -> None:
         name = msg.type_name()
         if name in _DOWN_ONLY:
-            self.post(Error(code=codec.E_DIRECTION, detail=f"{name} is host-to-controller",
-                            ref=msg.seq))
+            if self._replies.take():
+                self.post(Error(code=codec.E_DIRECTION, detail=f"{name} is host-to-controller",
+                                ref=msg.seq))
             return
         if isinstance(msg, Ack):
             self._acked(msg.ref)
@@ -305,12 +360,14 @@ class Session:
             if msg.code == codec.E_STATE and msg.detail == codec.NO_SESSION:
                 self._no_session(msg)
             else:
-                log.info("%s reports %s: %s", self, msg.code_name, msg.detail)
+                self.link.logbook.log(log, logging.INFO, "%s reports %s: %s", self,
+                                      msg.code_name, msg.detail)
             return
         if not self.welcomed:
             # A controller that talks without a session (it rebooted, or we did): start one.
             # Its frame is not acknowledged: it will come again after the welcome.
-            self._identify()
+            if self._replies.take():
+                self._identify()
             return
         if msg.reliable:
             self.post(Ack(ref=msg.seq))  # written only after the handler below has journaled
@@ -318,6 +375,13 @@ class Session:
                 return
             self._recent.append(msg.seq)
         if isinstance(msg, Snapshot):
+            # One snapshot per welcome: the controller sends it first in each session. Any
+            # other (an old one replayed, or sent again after its session) is stale.
+            if not self._snapshot_due:
+                self.link.logbook.log(log, logging.INFO, "%s: stale snapshot ignored (%s)",
+                                      self, msg.describe())
+                return
+            self._snapshot_due = False
             self.host.on_snapshot(self, msg)
         else:
             self.host.on_message(self, msg)
@@ -337,21 +401,45 @@ class Session:
         log.info("%s has no session (refused frame %d): identify again", self, err.ref)
         self._identify()
 
+    def _refuse(self, code: int, detail: str, ref: int = 0,
+                level: int | None = logging.WARNING) -> None:
+        """Refuse a hello (another protocol, a spoofed or unauthenticated uid, no seat...):
+        answer `error`, and leave whatever session this link had, so nothing waits on it:
+        its seat goes offline (the table shows it), frames of the old session are no longer
+        sent again, and until a hello is admitted nothing but a hello is looked at; an
+        identify goes out every REFUSED_RETRY and a good hello resumes the controller as
+        after any reconnect. One log line per reason (level None: the caller logged)."""
+        if level is not None and self.refused != detail:
+            log.log(level, "%s: hello refused: %s", self.link.name, detail)
+        self.refused = detail
+        self._refused_at = time.monotonic()
+        self._go_offline()
+        self._restart_counters()
+        if self._resend_timer is not None:
+            self._resend_timer.cancel()
+            self._resend_timer = None
+        if self._replies.take():  # a flood of refused hellos is not a flood of errors
+            self.post(Error(code=code, detail=detail[:80], ref=ref))
+
     def _hello(self, hello: Hello) -> None:
         if self.link.expected_uid is not None and hello.uid != self.link.expected_uid:
             detail = f"uid {hello.uid} on the topic of {self.link.expected_uid}"
-            log.warning("%s: spoofed unique id refused: %s", self.link.name, detail)
-            self.post(Error(code=codec.E_SPOOF, detail=detail[:80], ref=0))
+            self._refuse(codec.E_SPOOF, detail)
             return
+        if self.auth is not None:
+            problem = self.auth.check(hello, self.challenge)
+            if problem is not None:
+                self._refuse(codec.E_AUTH, problem, level=None)  # logged once by auth
+                return
         if self.welcomed and self.online and self.uid == hello.uid:
             # The controller restarted its side of the session; resume it.
             self.online = False
             self.host.on_offline(self)
         answer = self.host.admit(self, hello)
         if isinstance(answer, Error):
-            log.warning("%s: %s refused: %s", self.link.name, hello.uid, answer.detail)
-            self.post(answer)
+            self._refuse(answer.code, answer.detail)
             return
+        self.refused = None
         self.hello = hello
         self.uid = hello.uid
         self.seat = answer.seat if answer.seat >= 0 else None

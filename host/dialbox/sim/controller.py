@@ -1,7 +1,7 @@
 """SimController: start, steer and watch one simulated controller (pty or MQTT link).
 
 The controller runs as a subprocess: the firmware's own `dialbox_fw.sim` entry on the
-MicroPython unix port (the .mpy bundle for the `sim` pseudo-board, in a 96 KB heap) or on
+MicroPython unix port (the .mpy bundle for the `sim` pseudo-board, in a 128 KB heap) or on
 CPython (the sources). Its serial link is its stdin/stdout, relayed by a thread here to a
 pseudo-terminal whose slave node (`device_path`) the host opens like a real USB serial
 port. The control channel is a TCP socket on 127.0.0.1 (address passed to the subprocess
@@ -33,13 +33,14 @@ from typing import IO, Any, Literal
 
 from dialbox.paths import firmware_dir, micropython_binary, protocol_dir, repo_root
 from dialbox.processes import stop_process
+from dialbox_protocol.codec import b64
 
 Runtime = Literal["micropython", "cpython"]
 LinkKind = Literal["pty", "mqtt"]
 
 START_TIMEOUT = 15.0
 HISTORY = 1000  # views kept by history()
-HEAP_PTY = "96k"
+HEAP_PTY = "128k"
 HEAP_MQTT = "128k"
 
 
@@ -70,6 +71,8 @@ class SimView:
     linked: bool = False
     seat: int | None = None
     serial: int = 0  # counts views since start, so waiters can tell a new view from an old one
+    lock: tuple[int, tuple[int, ...]] | None = None
+    """(pid, selection) of the lock record the controller holds, if any."""
 
 
 @dataclass
@@ -120,6 +123,7 @@ class SimController:
         state_dir: Path | None = None,
         mqtt: MqttSettings | None = None,
         heap: str | None = None,
+        key: bytes | None = None,
     ) -> None:
         if link == "mqtt" and mqtt is None:
             mqtt = MqttSettings()
@@ -129,7 +133,10 @@ class SimController:
         self.board = board
         self.auto = auto
         self.mqtt = mqtt
-        # MicroPython heap: 96 KB over the pty (the target); the MQTT client and its socket
+        self.key = key
+        """The device key provisioned into its config.json (the host's key store must hold
+        the same one: `KeyStore.ensure(uid)` makes and keeps it), or None."""
+        # MicroPython heap: 128 KB over the pty (the target); the MQTT client and its socket
         # streams need more on the 64-bit unix port (see docs/controller.md, Memory)
         self.heap = heap or (HEAP_PTY if link == "pty" else HEAP_MQTT)
         self._own_dir = state_dir is None
@@ -145,6 +152,11 @@ class SimController:
         self._mem: dict[str, Any] | None = None
         self._history: list[SimView] = []
         self._configured = False
+        self.locks: dict[int, tuple[int, ...]] = {}
+        """pid -> the selection of the first lock this controller made for it (kept across
+        kill/start): what a test compares with the answers the host applied."""
+        self.relocks: list[tuple[int, tuple[int, ...]]] = []
+        """(pid, selection) of every later lock for a pid that differs from the first."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -315,6 +327,7 @@ class SimController:
             "user": m.user if m else "",
             "password": m.password if m else "",
             "table": m.table if m else "table1",
+            "key": b64(self.key) if self.key else "",
         }
         (self.state_dir / "config.json").write_text(json.dumps(cfg))
 
@@ -406,6 +419,12 @@ class SimController:
     def _on_view(self, ev: dict[str, Any]) -> None:
         with self._cond:
             self._views += 1
+            lock = ev.get("lock")
+            held = (int(lock[0]), tuple(lock[1])) if lock else None
+            if held is not None:
+                first = self.locks.setdefault(held[0], held[1])
+                if first != held[1] and held not in self.relocks:
+                    self.relocks.append(held)
             self._view = SimView(
                 lines=tuple(ev.get("lines", ())),
                 led=str(ev.get("led", "000000")),
@@ -415,6 +434,7 @@ class SimController:
                 linked=bool(ev.get("linked")),
                 seat=ev.get("seat"),
                 serial=self._views,
+                lock=held,
             )
             self._history.append(self._view)
             del self._history[:-HISTORY]

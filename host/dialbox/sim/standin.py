@@ -9,6 +9,7 @@ from typing import Any
 import serial
 
 from dialbox_protocol import codec
+from dialbox_protocol.models import new_challenge
 
 
 class HostStandin:
@@ -28,6 +29,8 @@ class HostStandin:
         self.pending: list[dict[str, Any]] = []
         self.unacked: dict[int, list[Any]] = {}  # seq -> [frame, due, rto]
         self.heartbeat = heartbeat
+        self.challenge = new_challenge()
+        """The challenge of its identify frames (a hello's mac covers it)."""
         self._cond = threading.Condition()
         self._write_lock = threading.Lock()
         self._stop = threading.Event()
@@ -114,7 +117,8 @@ class HostStandin:
         """identify (every 0.5 s, at most 20 times) until hello, then welcome; the snapshot."""
         hello = None
         for _ in range(20):
-            self.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "standin"])
+            self.send("identify", [codec.PROTOCOL_VERSION, codec.TABLE_HASH, "standin",
+                                   self.challenge])
             try:
                 hello = self.expect("hello", timeout=0.5)
                 break

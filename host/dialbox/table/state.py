@@ -68,6 +68,10 @@ class RevealState(_Frozen):
     summary: str = ""
     """The public events of the answer, in words."""
     text: dict[int, str] = Field(default_factory=dict)
+    verified: bool = False
+    """Sealed prompts: every seat's answer came with a reveal that hashes to the commitment
+    it locked (`codec.commitment(sel, nonce, pid, uid)`), and the controllers were sent
+    every reveal to check it themselves. False when a seat took the game's default."""
 
     @model_validator(mode="after")
     def _private_stays_private(self) -> RevealState:

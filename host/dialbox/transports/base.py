@@ -6,6 +6,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import ClassVar
 
+from dialbox.logbook import LogLimit
 from dialbox_protocol.frames import Parsed
 
 
@@ -42,10 +43,14 @@ class Link:
     heartbeat: ClassVar[bool] = True
     """Whether the host pings over this link (serial) or relies on the broker (MQTT)."""
 
-    def __init__(self, name: str, expected_uid: str | None = None) -> None:
+    def __init__(self, name: str, expected_uid: str | None = None,
+                 logbook: LogLimit | None = None) -> None:
         self.name = name
         self.expected_uid = expected_uid
         """The uid this link must carry (MQTT: the device in the topic), or None."""
+        self.logbook = logbook or LogLimit(name)
+        """Every line logged about this link's input goes through it: a flood of bad
+        frames costs a bounded number of lines (dialbox.logbook)."""
         self._incoming: asyncio.Queue[Parsed | None] = asyncio.Queue()
         self._receiver: Callable[[Parsed], None] | None = None
         self._ended = asyncio.Event()

@@ -19,6 +19,7 @@ import gmqtt
 from gmqtt.mqtt.constants import MQTTv311
 from gmqtt.mqtt.handler import MQTTConnectError
 
+from dialbox.logbook import LogLimit
 from dialbox.transports.base import BrokerUnavailable, Link, LinkClosed
 from dialbox_protocol import codec
 from dialbox_protocol.frames import parse_frame
@@ -36,6 +37,17 @@ FRAME_QOS = 0
 MQTT's per-hop PUBACK would only double the packets (docs/protocol.md, "MQTT topics").
 Availability and the retained state stay at QoS 1."""
 CONNECT_TIMEOUT = 10.0
+MAX_UP_PAYLOAD = codec.MAX_FRAME
+"""The largest payload a controller may publish on its `up` topic: whole frames, MAX_FRAME
+bytes in all (docs/protocol.md, "MQTT topics"). A longer one is refused unread: not split,
+not decoded, counted (`MqttHub.oversize`) and logged through the link's LogLimit."""
+MAX_STATE = 128 * 1024
+"""The largest retained state the host publishes: it stays under the generated broker
+config's `max_packet_size` (dialbox.broker.mosquitto.MAX_PACKET), which would disconnect the
+host for a larger packet. States of the built-in games are 5-8 kB."""
+LOGBOOKS_KEPT = 256
+"""Per-controller log limits a hub keeps (they outlive links: a controller that reconnects
+does not get a fresh burst); the oldest go first."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,7 +130,8 @@ class MqttLink(Link):
     heartbeat: ClassVar[bool] = False
 
     def __init__(self, hub: MqttHub, uid: str) -> None:
-        super().__init__(hub.topics.dev(uid, "up"), expected_uid=uid)
+        super().__init__(hub.topics.dev(uid, "up"), expected_uid=uid,
+                         logbook=hub.logbook_of(uid))
         self.hub = hub
         self.uid = uid
         self.down = hub.topics.dev(uid, "down")
@@ -158,6 +171,10 @@ class MqttHub:
         self._tasks: set[asyncio.Task[None]] = set()
         self.last_error: str | None = None
         self.connects = 0
+        self.oversize = 0
+        """Payloads refused unread for being over MAX_UP_PAYLOAD."""
+        self.logbook = LogLimit(self.topics.root)
+        self._logbooks: dict[str, LogLimit] = {}
 
     def _new_client(self, lost: asyncio.Event, subacks: dict[int, list[int]],
                     subscribed: asyncio.Event) -> BrokerClient:
@@ -246,21 +263,36 @@ class MqttHub:
             return
         uid, leaf = where
         if leaf == "status":
-            if bytes(payload) == ONLINE:
+            if payload == ONLINE:
                 old = self.links.pop(uid, None)
                 if old is not None:
                     old.end()
                 self._open(uid)
-            elif bytes(payload) == OFFLINE:
+            elif payload == OFFLINE:
                 old = self.links.pop(uid, None)
                 if old is not None:
                     old.end()
         elif leaf == "up":
+            if len(payload) > MAX_UP_PAYLOAD:  # refused before anything reads it
+                self.oversize += 1
+                self.logbook_of(uid).log(
+                    log, logging.WARNING, "%s: payload of %d bytes refused unread (at most %d)",
+                    self.topics.dev(uid, "up"), len(payload), MAX_UP_PAYLOAD)
+                return
             link = self.links.get(uid)
             if link is None or link.closed:  # (a link whose session ended: start anew)
                 link = self._open(uid)
             for frame in split_payload(bytes(payload)):
                 link.deliver(parse_frame(frame))
+
+    def logbook_of(self, uid: str) -> LogLimit:
+        """The log limit of one controller's topics (kept across its links)."""
+        book = self._logbooks.get(uid)
+        if book is None:
+            if len(self._logbooks) >= LOGBOOKS_KEPT:
+                del self._logbooks[next(iter(self._logbooks))]
+            book = self._logbooks[uid] = LogLimit(self.topics.dev(uid, "up"))
+        return book
 
     def _open(self, uid: str) -> MqttLink:
         link = MqttLink(self, uid)
@@ -293,7 +325,12 @@ class MqttHub:
 
     def publish_state(self, payload: bytes) -> None:
         """The table's public state, retained: the JSON of a `dialbox.table.TableState`
-        (never a selection before all-locked, never a private answer)."""
+        (never a selection before all-locked, never a private answer). One over MAX_STATE
+        is not sent (the broker would drop the host for it): logged, and the next one goes."""
+        if len(payload) > MAX_STATE:
+            self.logbook.log(log, logging.ERROR, "%s: a state of %d bytes not published "
+                             "(at most %d)", self.topics.state, len(payload), MAX_STATE)
+            return
         with contextlib.suppress(LinkClosed):
             self.publish(self.topics.state, payload, retain=True)
 

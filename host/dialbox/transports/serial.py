@@ -25,6 +25,9 @@ log = logging.getLogger("dialbox.serial")
 logging.getLogger("serial_asyncio_fast").setLevel(logging.CRITICAL)
 
 BAUDRATE = 115200
+MAX_WRITE_BUFFER = 64 * 1024
+"""Bytes a serial link keeps for a controller that reads nothing; beyond it frames are
+dropped, not buffered (reliable ones go again when it reads; the others are lossy anyway)."""
 
 
 class SerialLink(Link):
@@ -41,6 +44,8 @@ class SerialLink(Link):
         self._lines = LineSplitter()
         self._transport: asyncio.Transport | None = None
         self.bytes_in = 0
+        self.dropped_out = 0
+        """Frames not written because the other end had MAX_WRITE_BUFFER bytes unread."""
 
     @classmethod
     async def open(cls, path: str, baudrate: int = BAUDRATE) -> SerialLink:
@@ -69,6 +74,11 @@ class SerialLink(Link):
         if t is None or t.is_closing():
             self.end()
             raise LinkClosed(f"{self.path} is closed")
+        if t.get_write_buffer_size() > MAX_WRITE_BUFFER:
+            self.dropped_out += 1
+            self.logbook.log(log, logging.WARNING, "%s: reads nothing, %d bytes unread: "
+                             "a write dropped", self.path, t.get_write_buffer_size())
+            return
         try:
             t.write(frame)
         except (serial.SerialException, OSError) as e:
@@ -85,12 +95,15 @@ class LineSplitter:
     """Splits a byte stream at newlines, the way the codec's FrameReader does, but a chunk
     at a time (bytes.find) instead of a byte at a time: a line longer than a frame may be is
     dropped whole and reported once; a reader that joins mid-stream resynchronises at the
-    next newline."""
+    next newline. It never holds more than `max_frame` bytes: an overlong line is discarded
+    as it arrives, not buffered (a 4 MB line costs 4 MB of `bytes.find`, no memory)."""
 
     def __init__(self, max_frame: int = codec.MAX_FRAME) -> None:
         self.max = max_frame
         self.buf = bytearray()
         self.overflow = False
+        self.dropped = 0
+        """Overlong lines dropped."""
 
     def feed(self, data: bytes) -> list[bytes | None]:
         """Complete lines (None for each overlong line dropped)."""
@@ -101,6 +114,7 @@ class LineSplitter:
             if nl < 0:
                 break
             if self.overflow or len(self.buf) + nl - start >= self.max:
+                self.dropped += 1
                 out.append(None)
             else:
                 line = bytes(self.buf) + data[start:nl] if self.buf else data[start:nl]

@@ -148,7 +148,11 @@ function renderReveal(v) {
       h("div", { class: "faces" }, c.faces.map(faceEl)),
       h("div", { class: "ctext" }, c.text))));
   el.classList.remove("flip");
-  el.replaceChildren(h("h2", {}, r.sealed ? "Reveal" : "Answer"), h("div", { class: "ptext" }, r.text), cards);
+  const title = h("h2", {}, r.sealed ? "Reveal" : "Answer");
+  if (r.verified) {  // every choice hashes to the commitment its seat locked
+    title.append(" ", h("span", { class: "verified", title: "every choice matches its lock" }, "✓ verified"));
+  }
+  el.replaceChildren(title, h("div", { class: "ptext" }, r.text), cards);
   void el.offsetWidth; // restart the animation: every card turns over at the same moment
   el.classList.add("flip");
 }
