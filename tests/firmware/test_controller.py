@@ -147,7 +147,7 @@ def test_full_sealed_round() -> None:
     reveals = [[0, reveal["sel"], reveal["nonce"], "dev-1"],
                [1, [0, 2, -1], codec.b64(bot_nonce), "bot-1"]]
     r.host("revealed", 17, [[0, "E 3"], [1, "N 2"]], "Bug 2 caught Pixoid", reveals)
-    assert r.ctl.state == c.REVEALED and r.ctl.verified
+    assert r.ctl.state == c.REVEALED and r.ctl.results[2]
     lines, _ = render(r.ctl)
     assert lines[0] == "VERIFIED" and "1 E 3" in lines and "2 N 2" in lines
     assert r.store.load() is None

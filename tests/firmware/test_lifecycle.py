@@ -44,7 +44,7 @@ def _round(r: Rig, pid: int) -> None:
     """A whole sealed round, revealed and verified."""
     reveal = _reveal(r, pid, _lock(r, pid))
     r.host("revealed", pid, [[0, "E 3"], [1, "N 1"]], "done", _entries(pid, reveal))
-    assert r.ctl.state == c.REVEALED and r.ctl.verified
+    assert r.ctl.state == c.REVEALED and r.ctl.results[2]
 
 
 def test_a_closed_prompt_is_never_asked_again_across_welcomes_and_resets(tmp_path: Path) -> None:
@@ -101,7 +101,7 @@ def test_a_prompt_for_another_pid_waits_while_a_lock_is_unsettled() -> None:
     r.host("revealed", 16, [[0, "N 1"]], "older", [[0, [0, 1, -1], reveal["nonce"], "dev-1"]])
     assert r.ctl.record is not None and r.ctl.record["pid"] == 17
     r.host("revealed", 17, [[0, "E 3"], [1, "N 1"]], "done", _entries(17, reveal))
-    assert r.ctl.record is None and r.ctl.verified
+    assert r.ctl.record is None and r.ctl.results[2]
     out = r.host("prompt", 18, True, True, "y", PIXOID, seq=40)  # its retransmission
     assert types(out) == ["ack"] and r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 18
 
@@ -159,13 +159,13 @@ def test_another_seats_reveal_that_does_not_verify_is_reported() -> None:
     out = r.host("revealed", 17, [[0, "E 3"], [1, "E 9"]], "Seat 2 wins", cheat)
     assert types(out) == ["ack", "error"] and out[1]["code"] == codec.E_MISMATCH
     lines, _ = render(r.ctl)
-    assert lines[0] == "REVEAL MISMATCH" and r.ctl.state == c.REVEALED and not r.ctl.verified
+    assert lines[0] == "REVEAL MISMATCH" and r.ctl.state == c.REVEALED and not r.ctl.results[2]
     assert r.ctl.record is None  # my own reveal was confirmed: that prompt is over
     r2 = Rig()
     r2.welcome()
     reveal = _reveal(r2, 17, _lock(r2, 17))
     out = r2.host("revealed", 17, [[0, "E 3"]], "one missing", _entries(17, reveal)[:1])
-    assert out[1]["code"] == codec.E_MISMATCH and not r2.ctl.verified  # a committed seat left out
+    assert out[1]["code"] == codec.E_MISMATCH and not r2.ctl.results[2]  # a committed seat left out
 
 
 def test_a_void_closes_the_prompt_and_the_lock() -> None:

@@ -206,7 +206,7 @@ async def _serial(tmp_path: Path, *flood: str) -> dict[str, Any]:
     cfg = _with_rogue_table(table_config(tmp_path, players=2, uids=VICTIMS,
                                          options={"rounds": ROUNDS}))
     with _captured(rogue_path) as lines:
-        async with _flooder("serial", rogue_path, *flood) as flooder:
+        async with _flooder("serial", *flood, "--", rogue_path) as flooder:
             await flooder.line()
             async with running_daemon(cfg) as daemon, doubles(tmp_path, VICTIMS,
                                                               think=THINK) as ds:
@@ -275,8 +275,9 @@ async def _mqtt(tmp_path: Path, max_packet: int, rounds: int, *flood: str
 
                 hub._route = sized  # type: ignore[method-assign]
                 await hub.wait_connected(10)
-                async with _flooder("mqtt", str(broker.port), "t2", ROGUE,
-                                    broker.creds[ROGUE], *flood) as flooder, \
+                # options first, then "--": a generated password may start with "-"
+                async with _flooder("mqtt", *flood, "--", str(broker.port), "t2", ROGUE,
+                                    broker.creds[ROGUE]) as flooder, \
                         mqtt_doubles(broker, VICTIMS, think=THINK) as ds:
                     await flooder.line()
                     figures = await _flood_while_playing(daemon, flooder, ds, lines)

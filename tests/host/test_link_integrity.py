@@ -312,7 +312,9 @@ def test_a_forged_alllocked_makes_no_controller_reveal(tmp_path: Path) -> None:
             await asyncio.sleep(1.0)
             assert not relays[0].frames(UP, "reveal"), "the controller revealed its selection"
             assert a.view().state == "locked"
-            assert any(e["code"] == codec.E_MISMATCH for e in relays[0].frames(UP, "error"))
+            await wait_for(lambda: any(e["code"] == codec.E_MISMATCH
+                                       for e in relays[0].frames(UP, "error")),
+                           10, "the controller's report")
             await _then_the_real_reveal(daemon, sims, relays[0], pid)
 
     asyncio.run(run())
@@ -337,7 +339,9 @@ def test_a_forged_revealed_is_not_shown_and_keeps_the_lock(tmp_path: Path) -> No
                 a.wait_for, lambda v: "REVEAL MISMATCH" in v.lines, 10, "the mismatch")
             assert view.state == "locked" and "N 9" not in " ".join(view.lines)
             assert (a.state_dir / "lock.json").exists() and view.lock == lock
-            assert any(e["code"] == codec.E_MISMATCH for e in relays[0].frames(UP, "error"))
+            await wait_for(lambda: any(e["code"] == codec.E_MISMATCH
+                                       for e in relays[0].frames(UP, "error")),
+                           10, "the controller's report")
             await _then_the_real_reveal(daemon, sims, relays[0], pid)
 
     asyncio.run(run())

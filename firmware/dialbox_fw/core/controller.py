@@ -95,8 +95,7 @@ class Controller:
         self.edited = False
         self.programming_pid = None
         self.host_has_commit = False
-        self.results = None  # (choices, summary)
-        self.verified = False  # the result shown: every reveal checked against its commitment
+        self.results = None  # (choices, summary, verified: every reveal checked)
         self.alarm = None  # "REVEAL MISMATCH": the host told something that does not verify
         self.error = None
         self.notice = None
@@ -319,18 +318,15 @@ class Controller:
             return
         rec = self.record
         v = self._check(msg, rec) if msg["choices"] else 0
+        self.alarm = None
         if v < 0:
             self.alarm = "REVEAL MISMATCH"
             self.changed = True
-            why = "my reveal is not in revealed" if v == -1 else "a reveal does not verify"
-            self._send("error", [codec.E_MISMATCH, why, msg["seq"]], now)
+            self._send("error", [codec.E_MISMATCH, "reveal does not verify", msg["seq"]], now)
             if v == -1:
                 return  # not my choice: the lock record stays until the host confirms it
-        else:
-            self.alarm = None
         self._close(pid)
-        self.results = (msg["choices"], msg["summary"])
-        self.verified = v == 1
+        self.results = (msg["choices"], msg["summary"], v == 1)
         if rec is not None:
             self._forget()
         self.prompt = None

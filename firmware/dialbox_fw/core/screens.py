@@ -109,9 +109,9 @@ def render(ctl, battery_low=False, booting=False):
         lines = ["ALL LOCKED", "revealing..."]
         led = LED_ALLLOCKED
     elif state == c.REVEALED:
-        choices, summary = ctl.results
+        choices, summary, verified = ctl.results
         if choices:
-            lines.append("VERIFIED" if ctl.verified else "REVEALED")
+            lines.append("VERIFIED" if verified else "REVEALED")
         wrap(summary, 3 - len(lines), lines)
         for seat_choice in choices:
             if len(lines) >= ROWS:

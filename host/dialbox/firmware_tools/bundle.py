@@ -29,7 +29,7 @@ _HAL_HARDWARE = {
     "encoders_esp32.py",
     "encoders_irq.py",
 }
-_SIM_ONLY = {"virtual.py", "sim.py"}
+_SIM_ONLY = {"virtual.py", "sim.py", "sim_auto.py"}
 
 
 @dataclass(frozen=True)
