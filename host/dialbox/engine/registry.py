@@ -21,6 +21,7 @@ from dialbox.engine.game import Game, GameOptions
 # name -> package that defines `INFO` (a GameInfo)
 GAMES: dict[str, str] = {
     "outspeed": "dialbox.games.outspeed",
+    "pipcycle": "dialbox.games.pipcycle",
     "pixoid": "dialbox.games.pixoid",
     "stadium": "dialbox.games.stadium",
 }
