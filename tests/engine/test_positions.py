@@ -17,6 +17,10 @@ STADIUM = {"track": ["golf", "equestrian", "beach_volleyball", "archery", "track
                      "team_gymnastics", "weightlifting", "anti_doping", "fencing", "basketball"],
            "next": 9, "energy": [3, 4, 5, 6], "first": 2,
            "medals": {"blue": [1, 0, 2], "red": [2, 1, 0]}}
+PIPCYCLE = {"riders": [{"seat": 0, "at": "c1", "facing": "N", "pips": 4},
+                       {"seat": 1, "at": "g9", "facing": "S"}],
+            "hands": [["5H", "2C", "6S"], ["1D", "4D"]], "pile": ["3H", "3C"],
+            "lines": [["c1", "c2", 0]], "starter": 1}
 OUTSPEED = {"tiles": [1, 2, 13], "zones": [1, 2, 3], "fuel": [5, 5, 5],
             "tokens": [["nitro"], [], ["fuel_tank", "flamethrower"]]}
 
@@ -39,6 +43,7 @@ def test_a_pixoid_position_is_the_round_in_progress() -> None:
     ("pixoid", {"players": 4, "seed": 3}, PIXOID),
     ("outspeed", {"players": 3, "seed": 3}, OUTSPEED),
     ("stadium", {"players": 4, "seed": 3}, STADIUM),
+    ("pipcycle", {"players": 2, "seed": 3}, PIPCYCLE),
 ])
 def test_a_game_from_a_position_saves_and_replays_from_it(
         name: str, options: dict[str, int], position: dict[str, object]) -> None:
@@ -74,6 +79,19 @@ def test_a_game_from_a_position_saves_and_replays_from_it(
     ("stadium", 4, {**STADIUM, "energy": [3, 4, 5, 31]}, "stadium position: energy.3: 31"),
     ("stadium", 4, {**STADIUM, "medals": {"blue": [1, 0]}}, "stadium position: medals: one"),
     ("stadium", 4, {**STADIUM, "first": 4}, "stadium position: first: seat 4"),
+    ("pipcycle", 2, {**PIPCYCLE, "hands": [["5H", "2C"], ["5H"]]},
+     "pipcycle position: hands.1.0: 5H is named twice"),
+    ("pipcycle", 2, {**PIPCYCLE, "hands": [["7H"], []]},
+     "pipcycle position: hands.0.0: '7H' is not a card of this deck"),
+    ("pipcycle", 2, {**PIPCYCLE, "riders": [{"seat": 0, "at": "z1", "facing": "N"}]},
+     "pipcycle position: riders.0.at: there is no point z1"),
+    ("pipcycle", 2, {**PIPCYCLE, "riders": [{"seat": 0, "at": "c1", "facing": "N"}]},
+     "pipcycle position: riders: seat 1 has no rider"),
+    ("pipcycle", 2, {**PIPCYCLE, "lines": [["c1", "d2", 0]]},
+     "pipcycle position: lines.0: c1 and d2 are not joined"),
+    ("pipcycle", 2, {**PIPCYCLE, "starter": 2}, "pipcycle position: starter: there is no seat 2"),
+    ("pipcycle", 2, {**PIPCYCLE, "riders": [{"seat": 0, "at": "c1", "facing": "Q"}]},
+     "pipcycle position: riders.0.facing: Input should be"),
 ])
 def test_a_bad_position_names_its_field(name: str, players: int, position: dict[str, object],
                                         message: str) -> None:

@@ -12,7 +12,8 @@ the game is forked (replayed from its log) and one seat is given two different a
   of every prompt must stay equal.
 - dealt: where a game deals hidden components (a hand, tokens held face down), one player's
   hidden component is swapped for another the table cannot tell apart (`Game.swap_hidden`);
-  until that player answers again, nobody else's view, events or prompts may change.
+  until that player answers again, nobody else's view, events or prompts may change, and the
+  texts of the next prompt it is asked (public: the table shows every seat's question) neither.
 """
 
 from __future__ import annotations
@@ -119,7 +120,7 @@ def check_private(game: Game, d: Decision, rng: random.Random, where: str) -> in
 
 
 def follow(a: Game, b: Game, hidden: int, rng: random.Random, where: str,
-           until: Any) -> None:
+           until: Any, texts_at_end: bool = False) -> None:
     """Play both forks on with the same answers while `until(a, b)` holds, comparing what
     everyone but `hidden` sees."""
     who = [p for p in range(a.options.players) if p != hidden]
@@ -146,6 +147,12 @@ def follow(a: Game, b: Game, hidden: int, rng: random.Random, where: str,
         a.apply(answers)
         b.apply(answers)
         step += 1
+    if texts_at_end and step and a.pending is not None and b.pending is not None:
+        # Prompt texts are public (the table's retained state shows each seat's question):
+        # even the hidden player's own question, asked after the change, must read the same.
+        assert [(q.topic, q.text) for q in a.pending.asks] == \
+            [(q.topic, q.text) for q in b.pending.asks], \
+            f"{where}: the prompt texts shown to the table differ"
 
 
 def check_dealt(game: Game, rng: random.Random, where: str) -> int:
@@ -164,7 +171,7 @@ def check_dealt(game: Game, rng: random.Random, where: str) -> int:
         assert_same_views(a, b, [p for p in range(game.options.players) if p != player],
                           f"{where} player {player + 1}'s hidden components swapped")
         follow(a, b, player, rng, f"{where} player {player + 1} dealt otherwise",
-               before_own_answer)
+               before_own_answer, texts_at_end=True)
         checked += 1
     return checked
 
@@ -239,3 +246,25 @@ def test_the_check_catches_a_dealt_card_shown() -> None:
     game = ShownHands({"players": 2, "seed": 1})
     with pytest.raises(AssertionError, match="view differs"):
         check_dealt(game, random.Random(1), "shown hands")
+
+
+def test_the_check_catches_a_hand_in_a_prompt_text() -> None:
+    """... and on a game that names the cards of a hand in the (public) prompt text."""
+    from dataclasses import replace
+
+    from dialbox.games.pipcycle import PipCycle
+
+    class HandInText(PipCycle):
+        def sealed(self, asks: Any, unlock: bool = True) -> Decision:
+            asks = [replace(a, text=f"{a.text} ({' '.join(self.hands[a.seat])})")
+                    if a.topic == "pipcycle.play" else a for a in asks]
+            return super().sealed(asks, unlock)
+
+    rng = random.Random(3)
+    with pytest.raises(AssertionError, match="prompt texts shown to the table differ"):
+        for seed in range(20):
+            game = HandInText({"players": 2, "seed": seed})
+            bots = {p: RandomBot(p) for p in range(2)}
+            while game.pending is not None:
+                check_dealt(game, rng, f"hand in text, seed {seed}")
+                game.apply(answer_with_bots(game, bots))

@@ -185,6 +185,7 @@ def card_face(card: str) -> Face:
     return Face(card, C.rank(card), C.SUIT_COLOURS[C.suit(card)])
 
 
+_SEAT_NAMES = tuple(f"Seat {s + 1}" for s in range(3))
 _MENUS: dict[tuple[int, tuple[int, ...]], MoveMenu] = {}
 
 
@@ -488,7 +489,7 @@ class PipCycle(Game):
         return {"S": "south", "N": "north", "W": "west", "E": "east"}[self.edges[seat]]
 
     def seat_name(self, seat: int) -> str:
-        return f"Seat {seat + 1}"
+        return _SEAT_NAMES[seat]
 
     def exhausted(self) -> Step:
         """Deck and hands ran out: Grid Escalation (no crash this round), else a reshuffle."""
@@ -512,11 +513,14 @@ class PipCycle(Game):
         self.exchange += 1
         self.phase = "play"
         asks, offered = [], {}
+        riders = [0] * self.n
+        for r in self.riders:
+            riders[r.seat] += 1
         for s in range(self.n):
             hand = self.hands[s]
             if not hand:
                 continue
-            k = min(len(self.riders_of(s)), len(hand))
+            k = min(riders[s], len(hand))
             if k == len(hand):
                 text = "Play your card" + ("s" if k > 1 else "") + " face down"
                 offered[s] = [list(hand)]

@@ -1,0 +1,13 @@
+"""PIP Cycle for a terminal (rich) — placeholder being replaced by the full grid view."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from rich.console import RenderableType
+from rich.text import Text
+
+
+def draw(view: Mapping[str, Any]) -> RenderableType:
+    return Text(f"PIP Cycle round {view['round']}, exchange {view['exchange']}")
