@@ -20,6 +20,7 @@
   const FACING_STEP = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };  // on screen (y down)
 
   style("pipcycle", `
+.pc-panel { min-width: min(360px, calc(100vw - 32px)); }
 .pc-wrap { display: flex; gap: 16px; align-items: flex-start; flex-wrap: wrap; }
 .pc-wrap > svg { flex: 0 1 auto; width: min(100%, 66vh); min-width: min(100%, 280px); height: auto; }
 .pc-side { flex: 1 1 300px; min-width: 0; display: flex; flex-direction: column; gap: 12px; }
@@ -64,7 +65,7 @@
     const W = (n - 1) * C + 2 * P;
     const X = (x) => P + x * C;
     const Y = (y) => P + (n - 1 - y) * C;  // row 1 at the bottom (south)
-    const svg = s("svg", { viewBox: `0 0 ${W} ${W}`, width: W, "data-board": "pipcycle", "data-grid": n,
+    const svg = s("svg", { viewBox: `0 0 ${W} ${W}`, width: W, "data-grid": n,
       role: "img", "aria-label": `PIP Cycle grid ${n} by ${n}` });
     svg.append(s("rect", { x: P / 2, y: P / 2, width: W - P, height: W - P, rx: 10, fill: "#101a24" }));
     // each player's starting edge, in its colour, just outside the points
@@ -112,8 +113,8 @@
       const g = s("g", { "data-crash": c.rider, "data-seat": c.seat, "data-cause": c.cause, "data-at": c.at });
       if (c.cause === "line" && c.where) {
         const [a, z] = String(c.where).split("-").map(parsePoint);
-        if (a && z) g.append(s("line", { x1: X(a[0]), y1: Y(a[1]), x2: X(z[0]), y2: Y(z[1]), stroke: "#ff1744",
-          "stroke-width": 3, "stroke-dasharray": "4 3" }));
+        if (a && z) g.append(s("line", { x1: X(a[0]), y1: Y(a[1]), x2: X(z[0]), y2: Y(z[1]), stroke: "#ffffff",
+          "stroke-width": 3, "stroke-dasharray": "6 4", "data-crash-line": c.where }));
       }
       g.append(s("circle", { cx, cy, r: 21, fill: "none", stroke: "#ff1744", "stroke-width": 3 }),
         s("path", { d: `M${cx - 12} ${cy - 12}L${cx + 12} ${cy + 12}M${cx + 12} ${cy - 12}L${cx - 12} ${cy + 12}`,
@@ -204,7 +205,7 @@
   function crashList(v, b) {
     const list = b.crashes || [];
     if (list.length) {
-      return h("div", {}, h("h2", {}, "Crashes this round"),
+      return h("div", {}, h("h2", {}, b.ended ? `Round ${b.ended} ended` : "Crashes this round"),
         h("ul", { class: "pc-crashes", "data-crash-list": list.length }, list.map((c) => h("li", {}, crashWords(v, c)))));
     }
     // A crash that ends a round is only seen in the round's record once the next one starts.
@@ -219,10 +220,19 @@
 
   function pipcycleBoard(v, b) {
     const result = b.result;
-    return h("div", { class: "panel" },
+    const prev = b.previous;
+    if (prev && b.phase === "place") {
+      // the round that just ended stays drawn (its crash, its card check) while the riders
+      // of the next round are placed
+      b = { ...b, lines: prev.lines, riders: prev.riders, crashes: prev.crashes,
+        check: prev.check, last_move: prev.last_move, ended: prev.round };
+    }
+    return h("div", { class: "panel pc-panel", "data-board": "pipcycle" },
       h("div", { class: "board-head" }, h("span", { class: "big" }, "PIP Cycle"),
         h("span", { class: "badge" }, "round " + (b.round ?? "–")), h("span", { class: "badge" }, "exchange " + (b.exchange ?? "–")),
         h("span", { class: "badge" + (b.phase === "over" ? " ok" : "") }, b.phase || ""),
+        b.ended ? h("span", { class: "badge warn", "data-round-ended": b.ended },
+          `round ${b.ended} ended: place the riders for round ${b.round}`) : null,
         b.crashed ? h("span", { class: "badge warn" }, "crash this round: no Grid Escalation") : null,
         result && result.text ? h("span", { class: "badge ok", "data-result": "1" }, result.text) : null),
       h("div", { class: "pc-wrap" }, grid(v, b),

@@ -251,6 +251,9 @@ class PipCycle(Game):
         self.resolved: list[dict[str, Any]] = []
         self.crashes: list[dict[str, Any]] = []
         self.last_move: dict[str, Any] | None = None
+        self.previous: dict[str, Any] | None = None
+        """The grid as the last round ended (its crash, its card check), shown while the
+        riders of the next round are placed."""
         self.rounds: list[dict[str, Any]] = []
         self.phase = "setup"
         self.move: MoveChoice | None = None
@@ -377,6 +380,7 @@ class PipCycle(Game):
             "last_move": self.last_move,
             "rounds": list(self.rounds),
             "next_rider": self.next_rider,
+            "previous": self.previous,
         }
 
     def view(self, seat: int | None) -> dict[str, Any]:
@@ -422,6 +426,11 @@ class PipCycle(Game):
         return len({r.seat for r in self.riders}) < self.n
 
     def new_round(self) -> Step:
+        if self.round:
+            # the finished round stays on the screen while the next one is placed
+            snap = self.snapshot()
+            self.previous = {k: snap[k] for k in ("round", "lines", "riders", "crashes",
+                                                   "check", "last_move")}
         self.round += 1
         self.exchange = 0
         self.crashed = False
@@ -442,6 +451,7 @@ class PipCycle(Game):
         self.deal()
         yield from self.place([s for s in range(self.n) if self.reserve[s] > 0],
                               "Place your rider")
+        self.previous = None
 
     def deal(self) -> None:
         """Draw back to 3 cards, the previous exchange winner (or dealer) first, clockwise."""
@@ -497,6 +507,7 @@ class PipCycle(Game):
         escalate = bool(grow) and (not self.crashed or self.opts.escalate_after_crash)
         self.pile = sorted(self.played, key=self.full_deck.index)
         self.played = []
+        self.check_view = None  # its cards are back in the deck
         self.chance.shuffle(self.pile)
         if escalate:
             self.emit("pipcycle.escalation", "Grid Escalation: every player with a die to "
