@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from dialbox.engine.game import Game
 
 
 def chess_rollouts(seconds: float) -> tuple[float, float]:
@@ -30,3 +35,25 @@ def best_of(runs: int, measure: Callable[[], tuple[float, float]]) -> tuple[floa
     """The best of several short runs: the figure least disturbed by other work on the host."""
     results = [measure() for _ in range(runs)]
     return max(r[0] for r in results), max(r[1] for r in results)
+
+
+def random_playout(game: Game, rng: random.Random) -> int:
+    """Play one game to its end with uniformly random legal answers (the engine's own
+    legality enumeration, `game.legal(ask)`); returns the decisions resolved."""
+    n = 0
+    while True:
+        d = game.pending
+        if d is None:
+            return n
+        answers = {}
+        for ask in d.asks:
+            legal = list(game.legal(ask))
+            answers[ask.seat] = legal[rng.randrange(len(legal))]
+        game.apply(answers)
+        n += 1
+
+
+def machine_load() -> str:
+    """The host's load averages, for readers judging how busy it was during a run."""
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f} (1/5/15 min) on {os.cpu_count()} CPUs"

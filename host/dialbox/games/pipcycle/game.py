@@ -334,6 +334,8 @@ class PipCycle(Game):
         if pos.lost is not None:
             if len(pos.lost) != n:
                 raise bad("lost", f"one count per player ({n})")
+            if min(pos.lost) < 0:
+                raise bad("lost", "a count of dice lost is 0 or more")
             self.lost = list(pos.lost)
         for s in range(n):
             left = DICE - len(self.riders_of(s)) - self.captured_from(s) - self.lost[s]
@@ -502,23 +504,25 @@ class PipCycle(Game):
         return _SEAT_NAMES[seat]
 
     def exhausted(self) -> Step:
-        """Deck and hands ran out: Grid Escalation (no crash this round), else a reshuffle."""
+        """Deck and hands ran out: Grid Escalation (no crash this round), else a reshuffle.
+
+        At an escalation the new riders are placed first, then the played cards are
+        reshuffled and dealt (the rulebook's order)."""
         grow = [s for s in range(self.n) if self.reserve[s] > 0]
         escalate = bool(grow) and (not self.crashed or self.opts.escalate_after_crash)
-        self.pile = sorted(self.played, key=self.full_deck.index)
-        self.played = []
-        self.check_view = None  # its cards are back in the deck
-        self.chance.shuffle(self.pile)
         if escalate:
             self.emit("pipcycle.escalation", "Grid Escalation: every player with a die to "
                       "spare adds a rider; the played cards are reshuffled.", seats=grow)
+            yield from self.place(grow, "Grid Escalation: add a rider")
         else:
             why = "a rider crashed this round" if self.crashed else "no player has a die to spare"
             self.emit("pipcycle.reshuffle", f"The played cards are reshuffled ({why}: no "
                       "Grid Escalation).")
+        self.pile = sorted(self.played, key=self.full_deck.index)
+        self.played = []
+        self.check_view = None  # its cards are back in the deck
+        self.chance.shuffle(self.pile)
         self.deal()
-        if escalate:
-            yield from self.place(grow, "Grid Escalation: add a rider")
 
     def exchange_cards(self) -> Step:
         self.exchange += 1

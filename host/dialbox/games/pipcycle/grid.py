@@ -133,52 +133,67 @@ run (it goes straight through a rider, or a shorter program it extends already c
 CRASH_CAUSE = {EDGE: "edge", CLAIMED: "line", OCCUPIED: "occupied"}
 
 
+def _ancestors(tree: tuple[Node, ...], i: int) -> tuple[int, ...]:
+    out = []
+    q = tree[i].parent
+    while q >= 0:
+        out.append(q)
+        q = tree[q].parent
+    return tuple(out)
+
+
+_FLAT = {ap: tuple((n.parent, n.turn, _ancestors(t, i)) for i, n in enumerate(t))
+         for ap, t in TREES.items()}
+"""Per AP, each program as (parent, turn, ancestors): what `statuses` walks."""
+
+
 def statuses(start: Point, facing: int, ap: int, size: int, claimed: Mapping[Line, int],
              occupied: set[Point]) -> tuple[int, ...]:
-    """The status of every program of TREES[ap] for a rider at `start` facing `facing`."""
-    tree = TREES[ap]
-    status = [OK] * len(tree)
-    xs = [0] * len(tree)
-    ys = [0] * len(tree)
-    fs = [0] * len(tree)
-    lns: list[Line | None] = [None] * len(tree)
+    """The status of every program of TREES[ap] for a rider at `start` facing `facing`.
+
+    The programs are walked cheapest first, each from the point its parent program reached
+    (the hot path of every Movement prompt, so written for speed)."""
+    flat = _FLAT[ap]
+    count = len(flat)
+    status = [OK] * count
+    where: list[tuple[int, int, int]] = [(0, 0, 0)] * count
+    lns: list[Line | None] = [None] * count
     sx, sy = start
-    for i, node in enumerate(tree):
-        p = node.parent
+    for i in range(count):
+        p, turn, ancestors = flat[i]
         if p < 0:
             x, y, f = sx, sy, facing
         else:
             ps = status[p]
-            if ps != OK and ps != OCCUPIED:
+            if ps != OK and (ps != OCCUPIED or turn == 0):
+                # its parent crashed, or it would go straight through a stationary rider
                 status[i] = BARRED
                 continue
-            if ps == OCCUPIED and node.turn == 0:
-                status[i] = BARRED  # no going straight through a stationary rider
-                continue
-            x, y, f = xs[p], ys[p], fs[p]
-        f = (f + node.turn) & 3
-        dx, dy = STEP[f]
-        nx, ny = x + dx, y + dy
-        fs[i] = f
+            x, y, f = where[p]
+        f = (f + turn) & 3
+        if f == 0:
+            nx, ny, ln = x, y + 1, (x, y, 1)
+        elif f == 1:
+            nx, ny, ln = x + 1, y, (x, y, 0)
+        elif f == 2:
+            nx, ny, ln = x, y - 1, (x, y - 1, 1)
+        else:
+            nx, ny, ln = x - 1, y, (x - 1, y, 0)
         if nx < 0 or ny < 0 or nx >= size or ny >= size:
             status[i] = EDGE
             continue
-        ln = (min(x, nx), min(y, ny), 1 if dx == 0 else 0)
         if ln in claimed:
             status[i] = CLAIMED
             continue
-        q = p
-        while q >= 0:
+        for q in ancestors:
             if lns[q] == ln:
                 status[i] = CLAIMED
                 break
-            q = tree[q].parent
-        if status[i] == CLAIMED:
-            continue
-        lns[i] = ln
-        xs[i], ys[i] = nx, ny
-        if (nx, ny) in occupied:
-            status[i] = OCCUPIED
+        else:
+            lns[i] = ln
+            where[i] = (nx, ny, f)
+            if (nx, ny) in occupied:
+                status[i] = OCCUPIED
     return tuple(status)
 
 
