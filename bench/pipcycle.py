@@ -52,10 +52,34 @@ def rider_rate(seconds: float, players: int = 2) -> tuple[float, float]:
     return games / elapsed, decisions / elapsed
 
 
+def grid_lengths(sizes: tuple[int, ...] = (7, 9, 11), games: int = 30) -> None:
+    """How long RiderBot self-play lasts on each grid size (the `grid` default's evidence)."""
+    for size in sizes:
+        decisions, checks, rounds, escalations = [], 0, 0, 0
+        causes: dict[str, int] = {}
+        for seed in range(games):
+            g = PipCycle({"players": 2, "seed": seed, "grid": size})
+            decisions.append(play_out(g, {p: RiderBot(seed * 3 + p) for p in range(2)}))
+            rounds += g.round
+            checks += sum(1 for e in g.events if e.kind == "pipcycle.check")
+            escalations += sum(1 for e in g.events if e.kind == "pipcycle.escalation")
+            for r in g.rounds:
+                for c in r["crashes"]:
+                    causes[c["cause"]] = causes.get(c["cause"], 0) + 1
+        crashes = sum(causes.values())
+        print(f"grid {size}x{size}, {games} RiderBot games: {rounds / games:.2f} rounds/game, "
+              f"{checks / rounds:.1f} exchanges/round, "
+              f"{escalations / rounds:.2f} escalations/round, "
+              f"median {sorted(decisions)[games // 2]} decisions/game; crashes: " + ", ".join(
+                  f"{k} {100 * v / crashes:.0f}%" for k, v in sorted(causes.items())))
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m bench.pipcycle", description=__doc__)
     p.add_argument("--seconds", type=float, default=6.0,
                    help="time for the main measurement (best of 3 runs); the others take half")
+    p.add_argument("--grids", action="store_true",
+                   help="also play RiderBot games on 7x7, 9x9 and 11x11 grids (game lengths)")
     args, _ = p.parse_known_args(argv)  # `python -m bench pipcycle` passes its own names
     t = args.seconds / 3
     print(f"load at start: {machine_load()}")
@@ -83,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         print(f"python-chess random rollouts (best of 3): {pps:,.0f} plies/s")
         print(f"ratio pipcycle decisions (2 players, events) / chess plies: {dps_2 / pps:.2f}")
+    if args.grids:
+        grid_lengths()
     print(f"load at end: {machine_load()}")
     return 0
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import io
 import json
+import random
 from pathlib import Path
 
 import pytest
 
 from dialbox.cli import main
-from dialbox.engine import get_game
+from dialbox.engine import Ask, get_game
 
 
 def test_bots_play_a_whole_game_and_save_it(
@@ -126,3 +127,98 @@ def test_a_broken_save_is_refused_with_the_reason(
     other.write_text(json.dumps(tampered))
     assert main(["play", "stadium", "--load", str(other)]) == 2
     assert "does not replay" in said()
+
+
+# ---- PIP Cycle: 2 or 3 players, face labels with spaces ----------------------------------
+
+
+@pytest.mark.parametrize("players", [2, 3])
+def test_bots_play_a_whole_pip_cycle_game(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, players: int
+) -> None:
+    save = tmp_path / "pip.json"
+    assert main(["play", "pipcycle", "--humans", "0", "--bots", str(players), "--seed", "4",
+                 "--save", str(save)]) == 0
+    out = " ".join(capsys.readouterr().out.split())  # (the console wraps long lines)
+    game = get_game("pipcycle").from_json(json.loads(save.read_text()))
+    assert game.options.players == players
+    assert game.over and game.result is not None and game.result.text in out
+
+
+class Typist:
+    """A player at the keyboard who asks for the legal answers ('?') and types one of them
+    as listed, e.g. "FLF turn L" or "play 5H": what `dialbox play` shows must read back."""
+
+    PROMPT = "your choice (? lists, q quits):"
+
+    def __init__(self, capsys: pytest.CaptureFixture[str], seed: int) -> None:
+        self.capsys, self.rng = capsys, random.Random(seed)
+        self.out: list[str] = []
+        self.listed = False
+        self.typed: list[str] = []
+
+    def isatty(self) -> bool:
+        return False
+
+    def readline(self) -> str:
+        said = self.capsys.readouterr().out
+        self.out.append(said)
+        if not self.listed:
+            self.listed = True
+            return "?\n"
+        self.listed = False
+        listing = " ".join(said.split()).removesuffix(self.PROMPT).strip()
+        choice = self.rng.choice(listing.split(", "))
+        self.typed.append(choice)
+        return choice + "\n"
+
+
+def test_a_human_plays_pip_cycle_to_the_end_typing_labels_with_spaces(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    typist = Typist(capsys, seed=1)
+    monkeypatch.setattr("sys.stdin", typist)
+    # no --bots: PIP Cycle seats 2-3 players, so the human gets 2 bots (not 3)
+    assert main(["play", "pipcycle", "--seed", "2", "-o", "grid=6"]) == 0
+    out = " ".join("".join([*typist.out, capsys.readouterr().out]).split())
+    assert "is not a face" not in out and "type one face" not in out
+    assert "Seat 1: Place your rider" in out and " PIP Cycle with " in out  # the result
+    assert "Seat 3" in out and "Seat 4" not in out
+    assert len(typist.typed) > 10
+    assert any(" " in t for t in typist.typed)  # a label with a space was typed and read
+
+
+def test_labels_with_spaces_are_read_back_and_bad_words_named() -> None:
+    from dialbox.cli.play import Table
+    from dialbox.engine.wheels import Face, Wheel, wheels
+
+    left = Wheel.of((Face("F", 0), Face("F crash", 1), Face("FLF", 2)))
+    right = Wheel.of((Face("ahead", 0), Face("turn L", 1), Face("about", 2)))
+    ask = Ask(0, "pipcycle.move", "Move", wheels(left, None, right))
+    assert Table.parse(ask, "F crash ahead") == (1, -1, 0)
+    assert Table.parse(ask, "f turn l") == (0, -1, 1)
+    assert Table.parse(ask, "FLF about") == (2, -1, 2)
+    with pytest.raises(ValueError, match="'turn' is not a face of the left wheel"):
+        Table.parse(ask, "turn L")
+    with pytest.raises(ValueError, match="'sideways' is not a face of the right wheel"):
+        Table.parse(ask, "F crash sideways")
+    with pytest.raises(ValueError, match="type one face for each active wheel: left and right"):
+        Table.parse(ask, "F crash")
+    with pytest.raises(ValueError, match="type one face for each active wheel"):
+        Table.parse(ask, "F ahead ahead")
+
+
+@pytest.mark.parametrize(("args", "said"), [
+    (["-o", "grid=3"], "pipcycle: grid: Input should be greater than or equal to 5"),
+    (["-o", "grid=x"], "pipcycle: grid: Input should be a valid integer"),
+    (["-o", "grid"], "--option wants KEY=VALUE, not 'grid'"),
+    (["-o", "colour=red"], "pipcycle: colour: Extra inputs are not permitted"),
+    (["--bots", "4"], "pipcycle is for 2-3 players, not 4"),
+])
+def test_a_bad_pip_cycle_option_is_one_clear_line(
+    capsys: pytest.CaptureFixture[str], args: list[str], said: str
+) -> None:
+    assert main(["play", "pipcycle", "--humans", "0", *args]) == 2
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [out.strip()] and said in out
+    assert "Traceback" not in out + err

@@ -159,3 +159,13 @@ def test_registry_names_pixoid_and_refuses_strangers() -> None:
     assert set(game_info("pixoid").bot_kinds) >= {"random", "heuristic"}
     with pytest.raises(UnknownGame, match="pixoid"):
         get_game("chess")
+
+
+def test_a_wheel_refuses_a_label_the_protocol_cannot_carry() -> None:
+    """Face labels are at most 8 characters on the wire: a game that builds a longer one
+    fails where it builds it (in `dialbox play` and its own tests), not in the daemon."""
+    from dialbox.engine.wheels import LABEL_MAX, Face, Wheel
+
+    Wheel.of((Face("x" * LABEL_MAX, 0),))
+    with pytest.raises(ValueError, match="longer than 8 characters"):
+        Wheel.of((Face("FLFF crash", 0),))

@@ -56,3 +56,14 @@ def test_the_demo_powers_a_stopped_simulated_controller_on_again() -> None:
         return restarts
 
     assert asyncio.run(run()) == ["sim9"]
+
+
+def test_the_demo_seats_four_or_the_games_smallest_table(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from dialbox.cli.demo import default_players
+
+    assert default_players((3, 4)) == 4 and default_players((4, 6)) == 4
+    assert default_players((2, 3)) == 2  # PIP Cycle: the 2-player main game
+    assert main(["demo", "--game", "nosuch", "--json"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("dialbox demo: unknown game 'nosuch'") and "\n" not in err

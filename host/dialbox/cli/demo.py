@@ -23,7 +23,9 @@ def add_parser(sub: Any) -> None:
         "dials random allowed faces itself).",
     )
     p.add_argument("--game", default="pixoid", help="game to play (default: pixoid)")
-    p.add_argument("--players", type=int, default=4, help="players at the table (default 4)")
+    p.add_argument("--players", type=int, default=None,
+                   help="players at the table (default 4, or the game's smallest count if it "
+                   "cannot seat 4: PIP Cycle 2)")
     p.add_argument("--controllers", type=int, default=None,
                    help="simulated controllers (default: one per seat; bots take the rest)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
@@ -91,6 +93,11 @@ async def with_displays(args: argparse.Namespace, play: Any) -> Any:
         return result
 
 
+def default_players(counts: tuple[int, ...]) -> int:
+    """A demo table's size: 4 where the game seats 4, else its smallest (PIP Cycle: 2)."""
+    return 4 if 4 in counts else min(counts)
+
+
 def run(args: argparse.Namespace) -> int:
     from dialbox.daemon.embedded import run_demo
     from dialbox.engine.errors import EngineError
@@ -98,6 +105,13 @@ def run(args: argparse.Namespace) -> int:
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
+    if args.players is None:
+        from dialbox.engine.registry import game_info
+        try:
+            args.players = default_players(game_info(args.game).players)
+        except EngineError as e:
+            print(f"dialbox demo: {e}", file=sys.stderr)
+            return 2
     shown: set[int] = set()
 
     def commentary(state: dict[str, Any]) -> None:

@@ -39,7 +39,8 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("game", choices=game_names(), help="which game")
     p.add_argument("--humans", type=int, default=1, help="players at the keyboard (default 1)")
-    p.add_argument("--bots", type=int, default=3, help="bot players (default 3)")
+    p.add_argument("--bots", type=int, default=None,
+                   help="bot players (default 3, or fewer if the game seats fewer players)")
     p.add_argument("--bot", default=None,
                    help="bot kind: random, or one the game offers (default: heuristic if the "
                    "game has one, else random)")
@@ -66,7 +67,7 @@ def parse_options(args: argparse.Namespace) -> dict[str, Any]:
     for item in args.option:
         key, sep, value = item.partition("=")
         if not sep:
-            raise SystemExit(f"dialbox play: --option wants KEY=VALUE, not {item!r}")
+            raise EngineError(f"--option wants KEY=VALUE, not {item!r}")
         options[key.strip()] = value
     return options
 
@@ -127,7 +128,7 @@ class Table:
                 self.game.check(ask, sel)
             except (ValueError, IllegalChoice) as e:
                 reason = e.reason if isinstance(e, IllegalChoice) else str(e)
-                self.console.print(f"  [red]{reason}[/]")
+                self.console.print(f"  [red]{reason}[/]", soft_wrap=True)
                 continue
             return sel
 
@@ -139,19 +140,47 @@ class Table:
 
     @staticmethod
     def parse(ask: Ask, line: str) -> Selection:
-        words = line.split()
+        """One face label per active wheel, in wheel order; a label may hold spaces
+        ("turn L", "FLFF crash"): the longest label that fits is tried first."""
+        words = line.lower().split()
         active = [i for i, w in enumerate(ask.wheels) if w is not None]
-        if len(words) != len(active):
-            names = " and ".join(WHEEL_NAMES[i] for i in active)
-            raise ValueError(f"type one face for each active wheel: {names}")
-        sel = [-1, -1, -1]
-        for word, pos in zip(words, active, strict=True):
+        names = " and ".join(WHEEL_NAMES[i] for i in active)
+
+        def faces(pos: int, at: int) -> list[tuple[int, int]]:
+            """(words taken, face) of each face of wheel `pos` spelt from words[at:]."""
             wheel = ask.wheels[pos]
             assert wheel is not None
-            found = [i for i, f in enumerate(wheel.faces) if f.label.lower() == word.lower()]
-            if not found:
-                raise ValueError(f"{word!r} is not a face of the {WHEEL_NAMES[pos]} wheel")
-            sel[pos] = found[0]
+            out = []
+            for i, f in enumerate(wheel.faces):
+                spelt = f.label.lower().split()
+                if spelt and words[at:at + len(spelt)] == spelt:
+                    out.append((len(spelt), i))
+            return sorted(out, key=lambda t: -t[0])
+
+        def read(k: int, at: int) -> list[int] | None:
+            if k == len(active):
+                return [] if at == len(words) else None
+            for n, i in faces(active[k], at):
+                rest = read(k + 1, at + n)
+                if rest is not None:
+                    return [i, *rest]
+            return None
+
+        found = read(0, 0)
+        if found is None:  # say where: the first word no face of its wheel spells
+            at = 0
+            for pos in active:
+                if at >= len(words):
+                    break
+                took = faces(pos, at)
+                if not took:
+                    raise ValueError(f"{line.split()[at]!r} is not a face of the "
+                                     f"{WHEEL_NAMES[pos]} wheel")
+                at += took[0][0]
+            raise ValueError(f"type one face for each active wheel: {names}")
+        sel = [-1, -1, -1]
+        for pos, i in zip(active, found, strict=True):
+            sel[pos] = i
         return (sel[0], sel[1], sel[2])
 
     def play(self) -> bool:
@@ -223,23 +252,34 @@ def _read_json(path: Path, what: str) -> dict[str, Any]:
     return data
 
 
+def _default_bots(players: tuple[int, ...], humans: int) -> int:
+    """3 bots, or fewer when the game seats fewer players than the humans and 3 bots."""
+    fits = [n - humans for n in players if humans <= n <= humans + 3]
+    return max(fits) if fits else 3
+
+
 def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
+    info = game_info(args.game)
+    if args.bots is None:
+        args.bots = _default_bots(info.players, args.humans)
     if args.humans < 0 or args.bots < 0:
         console.print("[red]--humans and --bots count players: 0 or more[/]")
         return 2
-    info = game_info(args.game)
     cls: type[Game] = info.game
     try:
         bot = info.bot(args.bot)
         if args.load is not None:
             game = _load(cls, args.load)
-        elif args.position is not None:
-            game = cls.from_position(parse_options(args), _read_json(args.position, "position"))
         else:
-            game = cls(parse_options(args))
+            info.check_players(args.humans + args.bots)  # "pipcycle is for 2-3 players, not 4"
+            if args.position is not None:
+                game = cls.from_position(parse_options(args),
+                                         _read_json(args.position, "position"))
+            else:
+                game = cls(parse_options(args))
     except EngineError as e:
-        console.print(f"[red]{e}[/]")
+        console.print(f"[red]{e}[/]", soft_wrap=True)  # one line, however wide the terminal
         return 2
     if args.load is not None:
         console.print(f"resumed {args.load}: {len(game.log)} decision(s) replayed")

@@ -11,6 +11,8 @@ LEFT = 0
 CENTRE = 1
 RIGHT = 2
 INACTIVE = -1
+LABEL_MAX = 8
+"""Characters in a face label at most (the protocol's limit: docs/protocol.md, "prompt")."""
 
 Selection = tuple[int, int, int]
 """The face index chosen on each wheel (left, centre, right); -1 for an inactive wheel."""
@@ -61,6 +63,10 @@ class Wheel:
             raise ValueError(f"a wheel has 1 to {codec.MAX_FACES} faces")
         if not self.allowed or not all(0 <= i < len(self.faces) for i in self.allowed):
             raise ValueError("a wheel must allow at least one of its own faces")
+        for f in self.faces:
+            if len(f.label) > LABEL_MAX:
+                raise ValueError(f"face label {f.label!r} is longer than {LABEL_MAX} "
+                                 "characters (the controller protocol's limit)")
         if self.start == -1:
             object.__setattr__(self, "start", min(self.allowed))
         object.__setattr__(self, "choices", tuple(sorted(self.allowed)))

@@ -41,9 +41,9 @@ class Watcher:
             wheel = ask.wheels[LEFT]
             assert wheel is not None
             labels = [wheel.faces[s[LEFT]].label for s in legal]
-            if any(not lab.endswith("crash") for lab in labels):
+            if any(not lab.endswith("!") for lab in labels):
                 self.moves += 1
-                if wheel.faces[sel[LEFT]].label.endswith("crash"):
+                if wheel.faces[sel[LEFT]].label.endswith("!"):
                     self.needless_crashes.append(f"{ask.text}: {wheel.faces[sel[LEFT]].label}")
         return sel
 

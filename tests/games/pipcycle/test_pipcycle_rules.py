@@ -101,7 +101,7 @@ def test_leaving_the_grid_is_a_crash_listed_once() -> None:
     assert outs["LF"].path == (pt("a3"),) and outs["LF"].lines == ()
     assert "LFF" not in outs  # programs extending a crash are not listed again
     assert outs["FLF"].crash == "edge" and outs["FLF"].lines == (ln("a3", "a4"),)
-    assert outs["FLF"].label == "FLF crash" and outs["FF"].crash is None
+    assert outs["FLF"].label == "FLF!" and outs["FF"].crash is None
 
 
 def test_a_claimed_line_crashes_including_one_claimed_earlier_in_the_same_movement() -> None:
@@ -293,7 +293,7 @@ def test_illegal_movement_answers_are_refused_in_the_rules_words() -> None:
                                             "the rider has 3"):
         game.apply({0: (_face(game, "FLF"), INACTIVE, 1)})
     with pytest.raises(IllegalChoice, match="F crashes: a crashed rider does not turn"):
-        game.apply({0: (_face(game, "F crash"), INACTIVE, 2)})
+        game.apply({0: (_face(game, "F!"), INACTIVE, 2)})
     with pytest.raises(IllegalChoice, match="RF uses 2 AP: turning at the end too needs 4, "
                                             "the rider has 3") as err:
         game.apply({0: (_face(game, "RF"), INACTIVE, 3)})
@@ -312,7 +312,7 @@ def test_the_legal_movement_answers_are_exactly_the_allowed_ones() -> None:
     assert d is not None
     legal = list(game.legal(d.asks[0]))
     wheel = d.asks[0].wheels[0]
-    assert wheel is not None and [f.label for f in wheel.faces] == ["F crash", "LF", "RF"]
+    assert wheel is not None and [f.label for f in wheel.faces] == ["F!", "LF", "RF"]
     # F crash: ahead only; LF and RF use both AP: no end turn
     assert sorted(legal) == [(0, INACTIVE, 0), (1, INACTIVE, 0), (2, INACTIVE, 0)]
     for sel in legal:
@@ -341,6 +341,6 @@ def test_three_players_cause_capture_of_an_own_trail_crash_is_nobodys() -> None:
     game = PipCycle.from_position({"players": 3}, pos)
     assert isinstance(game, PipCycle)
     game.apply({s: (INACTIVE, 0, INACTIVE) for s in range(3)})
-    game.apply({0: (_face(game, "FUF crash"), INACTIVE, 0)})
+    game.apply({0: (_face(game, "FUF!"), INACTIVE, 0)})
     assert game.lost == [1, 0, 0] and game.trophies == [[], [], []]
     assert game.rounds[-1]["crashes"][0]["by"] is None and game.round == 2

@@ -6,11 +6,11 @@ Answers are written in the game's words:
 
 - place: a start point ("c1");
 - play: a card ("5H"), "keep 3C" (two riders, three cards: the card kept), or "play" when
-  every card must be played (the single "play ..." face; "play 5H 3C" is checked in full);
+  every card must be played (the single face naming the cards; "play 5H 3C" checks it);
 - assign: a card and the rider's point ("5H c4");
 - match: "move" or "suit";
 - move: a Movement program as the wheel labels it, with an optional end turn ("FF", "FLF R",
-  "F crash"; end turns "-", "L", "R", "U");
+  "F!"; end turns "-", "L", "R", "U");
 - "first": the first allowed face of every wheel (whatever the prompt).
 
 Steps may also check the faces offered (`left`/`centre`/`right`: exact labels per seat;
@@ -67,9 +67,10 @@ def selection(game: PipCycle, seat: int, text: str) -> Selection:
     if ask.topic == "pipcycle.play":
         faces = labels(ask, 1)
         if words[0] == "play":
-            assert len(faces) == 1 and faces[0].startswith("play"), \
+            assert len(faces) == 1 and ask.text.startswith("Play your card"), \
                 f"{text!r}: this hand is not played whole ({faces})"
-            assert len(words) == 1 or text == faces[0], f"{text!r} but the face is {faces[0]!r}"
+            assert len(words) == 1 or " ".join(words[1:]) == faces[0], \
+                f"{text!r} but the face is {faces[0]!r}"
             return (INACTIVE, 0, INACTIVE)
         if words[0] == "keep":
             assert ask.text.startswith("Keep"), f"{text!r}: the prompt is {ask.text!r}"
@@ -89,8 +90,8 @@ def selection(game: PipCycle, seat: int, text: str) -> Selection:
         end = ENDS[words.pop()]
     program = " ".join(words)
     faces = labels(ask, 0)
-    if program not in faces and program + " crash" in faces:
-        program += " crash"
+    if program not in faces and program + "!" in faces:
+        program += "!"
     return (index(ask, 0, program), INACTIVE, end)
 
 
@@ -103,7 +104,7 @@ def policy_answer(game: PipCycle, ask: Ask, how: str) -> Selection:
         return (INACTIVE, 0 if how == "crash" else 1, INACTIVE)
     if ask.topic == "pipcycle.move":
         faces = labels(ask, 0)
-        crash = [i for i, f in enumerate(faces) if f.endswith(" crash")]
+        crash = [i for i, f in enumerate(faces) if f.endswith("!")]
         safe = [i for i in range(len(faces)) if i not in crash]
         pick = crash if how == "crash" else safe
         return ((pick or safe or crash)[0], INACTIVE, 0)

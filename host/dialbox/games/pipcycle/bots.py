@@ -326,9 +326,9 @@ class RiderBot:
         safe: set[tuple[int, int]] = set()
         for sel in legal:
             label = left.faces[sel[LEFT]].label
-            key = (index[label.removesuffix(" crash")], sel[RIGHT])
+            key = (index[label.removesuffix(G.CRASH_MARK)], sel[RIGHT])
             by_choice[key] = sel
-            if not label.endswith(" crash"):
+            if not label.endswith(G.CRASH_MARK):
                 safe.add(key)
         scored = [m for m in self._moves(table, rider) if (m[1], m[2]) in by_choice]
         if not scored:
@@ -339,12 +339,12 @@ class RiderBot:
 
     @staticmethod
     def _asked_rider(table: _Table, text: str) -> _Rider | None:
-        """The rider a Movement prompt names ("Move c4 3p: ...")."""
+        """The rider a Movement prompt names ("Move c4, 3 AP: ...")."""
         words = text.split()
         if len(words) < 2:
             return None
         try:
-            at = G.parse(words[1], table.size)
+            at = G.parse(words[1].rstrip(",:"), table.size)
         except ValueError:
             return None
         return next((r for r in table.mine() if r.at == at), None)

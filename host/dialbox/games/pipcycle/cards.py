@@ -6,6 +6,8 @@ the `ranks` option in every suit of the `suits` option, one card each.
 
 from __future__ import annotations
 
+from functools import cache
+
 SUITS = "HDSC"
 """Hearts, Diamonds, Spades, Clubs: the order the rulebook lists the suit powers in, also the
 order a player's equal-ranked cards are met in the card check."""
@@ -16,6 +18,7 @@ SUIT_COLOURS = {"H": "ff3030", "D": "ff9020", "S": "a0a0ff", "C": "40d040"}
 FLIP = {1: 6, 2: 5, 3: 4, 4: 3, 5: 2, 6: 1}
 
 
+@cache
 def rank(card: str) -> int:
     return int(card[:-1])
 
@@ -29,6 +32,7 @@ def deck(ranks: int, suits: str) -> list[str]:
     return [f"{r}{s}" for r in range(1, ranks + 1) for s in suits]
 
 
+@cache
 def check_key(card: str) -> tuple[int, int]:
     """The order in which one player's cards are met in the card check: lowest rank first,
     equal ranks in suit order (Hearts, Diamonds, Spades, Clubs)."""

@@ -176,8 +176,17 @@ def play_wheels(hand: tuple[str, ...], forced: bool) -> tuple[Wheel | None, Whee
                                                              Wheel | None]:
     """The card wheel: the hand's cards (or, when every card must be played, one face)."""
     if forced:
-        return wheels(None, Wheel.of((Face("play " + " ".join(hand), 0, "ffffff"),)), None)
+        return wheels(None, Wheel.of((Face(all_cards_label(hand), 0, "ffffff"),)), None)
     return wheels(None, Wheel.of(tuple(card_face(c) for c in hand)), None)
+
+
+def all_cards_label(hand: tuple[str, ...]) -> str:
+    """The one face of a forced play: the cards themselves where 8 characters hold them."""
+    for sep in (" ", ""):
+        text = sep.join(hand)
+        if len(text) <= 8:
+            return text
+    return f"all {len(hand)}"
 
 
 @cache
@@ -198,7 +207,7 @@ def move_menu(ap: int, status: tuple[int, ...]) -> MoveMenu:
         return menu
     tree = G.TREES[ap]
     nodes = tuple(i for i, st in enumerate(status) if st != G.BARRED)
-    faces = tuple(Face(tree[i].text + " crash", k, "ff3030") if status[i] != G.OK
+    faces = tuple(Face(tree[i].text + G.CRASH_MARK, k, "ff3030") if status[i] != G.OK
                   else Face(tree[i].text, k, "ffffff") for k, i in enumerate(nodes))
     legal = tuple((k, INACTIVE, t) for k, i in enumerate(nodes)
                   for t, (_, _, cost) in enumerate(G.END_TURNS)
@@ -592,7 +601,7 @@ class PipCycle(Game):
             cf = tuple(card_face(c) for c in cards)
             rf = tuple(Face(f"{G.name(r.at)} {r.pips}p", r.id, "ffffff") for r in riders)
             ans = yield self.open(Ask(seat, "pipcycle.assign",
-                                      "Resolve which card (left) on which rider (right)",
+                                      "Which card (left) on which rider (right)",
                                       wheels(Wheel.of(cf), None, Wheel.of(rf))))
             card, rider = cards[ans[seat][LEFT]], riders[ans[seat][RIGHT]]
         cards.remove(card)
@@ -605,7 +614,8 @@ class PipCycle(Game):
         elif C.rank(card) == rider.pips:
             power = self._power_text(card, rider.pips)
             ans = yield self.open(Ask(seat, "pipcycle.match",
-                                      f"{card} matches {rider.pips} Pips: move, or {power}?",
+                                      f"{card} matches {rider.pips} Pips: move, or "
+                                      f"{C.SUIT_NAMES[s]}?",
                                       wheels(None, Wheel.of((Face("move", 0, "40d040"),
                                                              Face(power, 1, "ffffff"))), None)))
             how = "match" if ans[seat][CENTRE] == 0 else "suit"
@@ -632,8 +642,9 @@ class PipCycle(Game):
 
     @staticmethod
     def _power_text(card: str, pips: int) -> str:
+        """The suit power as a wheel face (8 characters at most): "+1: 5", "flip: 2"."""
         return {"H": "+1", "D": "-1", "S": "flip"}[C.suit(card)] + \
-            f" to {C.apply_suit(card, pips)}"
+            f": {C.apply_suit(card, pips)}"
 
     def movement(self, rider: Rider) -> Step:
         """Ask for a Movement program, then move along it, claiming lines, maybe crashing."""
@@ -641,7 +652,7 @@ class PipCycle(Game):
         others = {r.at for r in self.riders if r is not rider}
         status = G.statuses(rider.at, rider.facing, ap, self.size, self.claimed, others)
         menu = move_menu(ap, status)
-        text = f"Move {G.name(rider.at)} {rider.pips}p: {ap} AP (F fwd, L R U turn)"
+        text = f"Move {G.name(rider.at)}, {ap} AP: F fwd, L/R/U turn, ! crash"
         ask = Ask(rider.seat, "pipcycle.move", text, menu.wheels)
         self.move = MoveChoice(ask, rider, menu, ap)
         ans = yield self.open(ask)
@@ -747,7 +758,7 @@ class PipCycle(Game):
         node = tree[nodes[selection[LEFT]]]
         wheel = ask.wheels[LEFT]
         assert wheel is not None
-        if wheel.faces[selection[LEFT]].label.endswith("crash") and selection[RIGHT] != 0:
+        if wheel.faces[selection[LEFT]].label.endswith(G.CRASH_MARK) and selection[RIGHT] != 0:
             return f"{node.text} crashes: a crashed rider does not turn (ahead on the right)"
         cost = G.END_TURNS[selection[RIGHT]][2] if 0 <= selection[RIGHT] < 4 else 0
         return (f"{node.text} uses {node.cost} AP: turning at the end too needs "

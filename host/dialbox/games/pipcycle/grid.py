@@ -24,6 +24,9 @@ LEGS = (("F", 0, 1), ("LF", 3, 2), ("RF", 1, 2), ("UF", 2, 3))
 END_TURNS = (("-", 0, 0), ("L", 3, 1), ("R", 1, 1), ("U", 2, 2))
 """The turn after the last Forward: (label, quarter turns clockwise, AP cost)."""
 
+CRASH_MARK = "!"
+"""Marks a program that crashes on the controller's wheel (labels are at most 8 characters)."""
+
 Point = tuple[int, int]
 Line = tuple[int, int, int]
 """(x, y, d): the line from (x, y) to its east neighbour (d=0) or north neighbour (d=1)."""
@@ -217,7 +220,7 @@ class Outcome:
     @property
     def label(self) -> str:
         text = "".join(self.legs)
-        return f"{text} crash" if self.crash else text
+        return f"{text}{CRASH_MARK}" if self.crash else text
 
     @property
     def end(self) -> Point:
