@@ -12,26 +12,10 @@ import random
 import time
 from collections.abc import Callable
 
-from bench._peer import best_of, chess_rollouts
-from dialbox.engine.game import Game
+from bench._peer import best_of, chess_rollouts, random_playout
 from dialbox.games.outspeed import Outspeed
 
 TARGET = 20_000
-
-
-def play_random(game: Game, rng: random.Random) -> int:
-    """Play one game to its end with random legal answers; returns decisions resolved."""
-    n = 0
-    while True:
-        d = game.pending
-        if d is None:
-            return n
-        answers = {}
-        for ask in d.asks:
-            legal = list(game.legal(ask))
-            answers[ask.seat] = legal[rng.randrange(len(legal))]
-        game.apply(answers)
-        n += 1
 
 
 def outspeed_rate(seconds: float, players: int | None = None, quiet: bool = False,
@@ -48,7 +32,7 @@ def outspeed_rate(seconds: float, players: int | None = None, quiet: bool = Fals
     while elapsed < seconds:
         n = players or 3 + games % 4
         g = Outspeed({"players": n, "seed": games}, quiet=quiet)
-        decisions += play_random(g, rng)
+        decisions += random_playout(g, rng)
         games += 1
         elapsed = time.perf_counter() - start
     return games / elapsed, decisions / elapsed, games

@@ -1,5 +1,6 @@
 """The table: seats, colours, teams and roles, its public state, link facts, and the feed."""
 
+from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.table.feed import Feed
 from dialbox.table.links import LinkInfo
 from dialbox.table.state import (
@@ -10,7 +11,7 @@ from dialbox.table.state import (
     SeatState,
     TableState,
 )
-from dialbox.table.table import PLAYER_COLOURS, Seat, Table, TableFull
+from dialbox.table.table import Seat, Table, TableFull
 
 __all__ = [
     "PLAYER_COLOURS",

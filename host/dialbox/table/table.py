@@ -4,17 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.table.state import SeatState
-
-PLAYER_COLOURS: tuple[tuple[str, str], ...] = (
-    ("Red", "e53935"),
-    ("Blue", "1e88e5"),
-    ("Green", "43a047"),
-    ("Yellow", "fdd835"),
-    ("Purple", "8e24aa"),
-    ("Orange", "fb8c00"),
-)
-"""The six player colours, seat by seat."""
 
 
 class TableFull(Exception):

@@ -10,8 +10,8 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.games.pipcycle import cards as C
-from dialbox.table import PLAYER_COLOURS
 
 ARROWS = {"N": "^", "E": ">", "S": "v", "W": "<"}
 EDGE_WORDS = {"S": "south", "N": "north", "W": "west", "E": "east"}
