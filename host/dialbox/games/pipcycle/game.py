@@ -190,6 +190,22 @@ def all_cards_label(hand: tuple[str, ...]) -> str:
 
 
 @cache
+def start_points(seat: int, players: int, size: int) -> tuple[G.Point, ...]:
+    return tuple(G.start_points(seat, players, size))
+
+
+@lru_cache(maxsize=4096)
+def place_wheels(seat: int, players: int, size: int, busy: tuple[int, ...]) -> tuple[
+        Wheel | None, Wheel | None, Wheel | None]:
+    """The start-point wheel: the seat's edge, points with a rider (`busy`) skipped."""
+    pts = start_points(seat, players, size)
+    faces = tuple(Face(G.name(p), i, "ffffff") for i, p in enumerate(pts))
+    free = [i for i in range(len(pts)) if i not in busy]
+    reasons = {i: f"a rider is already on {G.name(pts[i])}" for i in busy}
+    return wheels(None, Wheel.of(faces, free, reasons), None)
+
+
+@cache
 def card_face(card: str) -> Face:
     return Face(card, C.rank(card), C.SUIT_COLOURS[C.suit(card)])
 
@@ -485,14 +501,11 @@ class PipCycle(Game):
         taken = {r.at for r in self.riders}
         asks, points = [], {}
         for s in seats:
-            pts = G.start_points(s, self.n, self.size)
-            faces = tuple(Face(G.name(p), i, "ffffff") for i, p in enumerate(pts))
-            free = [i for i, p in enumerate(pts) if p not in taken]
-            reasons = {i: f"a rider is already on {G.name(p)}"
-                       for i, p in enumerate(pts) if p in taken}
+            pts = start_points(s, self.n, self.size)
+            busy = tuple(i for i, p in enumerate(pts) if p in taken)
             points[s] = pts
             asks.append(Ask(s, "pipcycle.place", f"{text} on your {self._edge_word(s)} edge",
-                            wheels(None, Wheel.of(faces, free, reasons), None)))
+                            place_wheels(s, self.n, self.size, busy)))
         answers = yield self.sealed(asks)
         for s in seats:
             x, y = points[s][answers[s][CENTRE]]
