@@ -24,6 +24,7 @@ GAMES: dict[str, str] = {
     "pipcycle": "dialbox.games.pipcycle",
     "pixoid": "dialbox.games.pixoid",
     "stadium": "dialbox.games.stadium",
+    "trial-of-the-gods": "dialbox.games.trial_of_the_gods",
 }
 
 Draw = Callable[[Mapping[str, Any]], Any]

@@ -32,6 +32,8 @@ SYMBOLS: tuple[str, ...] = ACTION_SYMBOLS + BONUS_SYMBOLS
 """The whole, fixed symbol vocabulary of pack files."""
 
 ACTIVATION = "activation"
+ACTIVATION_LABEL = "activ"
+"""How an Activation face reads on a controller wheel (labels are at most 8 characters)."""
 """The Activation symbol: a die face without a number (DieFace.mark)."""
 
 EnemyType = Literal["argonaut", "land_monster", "sea_monster"]
@@ -439,7 +441,7 @@ def parse_die(data: Mapping[str, Any], source: str = "die") -> Die:
     out: list[DieFace] = []
     for i, f in enumerate(faces):
         if f == ACTIVATION:
-            out.append(DieFace(ACTIVATION, 0, ACTIVATION))
+            out.append(DieFace(ACTIVATION_LABEL, 0, ACTIVATION))
         elif isinstance(f, int) and not isinstance(f, bool) and f >= 0:
             out.append(DieFace(str(f), f))
         else:
