@@ -61,6 +61,32 @@ def test_bad_options_and_bots_are_reported(capsys: pytest.CaptureFixture[str]) -
     assert "no bot 'genius'" in capsys.readouterr().out
 
 
+@pytest.mark.parametrize("spelling", ["trial-of-the-gods", "trialofthegods",
+                                      "trial_of_the_gods"])
+def test_trial_of_the_gods_plays_under_either_spelling_and_saves_its_own_name(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, spelling: str
+) -> None:
+    save = tmp_path / "game.json"
+    code = main(["play", spelling, "--humans", "0", "--bots", "2", "--seed", "1",
+                 "--save", str(save)])
+    out = capsys.readouterr().out
+    assert code == 0
+    saved = json.loads(save.read_text())
+    assert saved["game"] == "trial-of-the-gods"
+    game = get_game(spelling).from_json(saved)
+    assert game.over and game.result is not None
+    assert " ".join(game.result.text.split()) in " ".join(out.split())  # (wrapped)
+
+
+def test_an_unknown_game_is_one_line_listing_the_known_games(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from dialbox.engine import game_names
+
+    assert main(["play", "trial-of-gods", "--humans", "0"]) == 2
+    out = capsys.readouterr().out.strip()
+    assert out == ("unknown game 'trial-of-gods'; known games: " + ", ".join(game_names()))
+
+
 def test_any_registered_game_plays_even_without_a_drawing_or_bots(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -161,6 +161,23 @@ def test_registry_names_pixoid_and_refuses_strangers() -> None:
         get_game("chess")
 
 
+def test_a_game_answers_to_its_other_spellings_and_is_listed_once() -> None:
+    from dialbox.engine.registry import ALIASES, canonical_name, game_names
+
+    assert "trial-of-the-gods" in game_names()
+    assert not set(ALIASES) & set(game_names())  # aliases are not listed as games
+    for spelling in ("trial-of-the-gods", "trialofthegods", "trial_of_the_gods"):
+        assert canonical_name(spelling) == "trial-of-the-gods"
+        assert game_info(spelling).name == "trial-of-the-gods"
+        assert get_game(spelling).name == "trial-of-the-gods"
+    assert {canonical_name(a) for a in ALIASES} <= set(game_names())
+    assert canonical_name("chess") == "chess"  # unknown names pass through to the error
+    with pytest.raises(UnknownGame) as e:
+        game_info("trial-of-gods")
+    assert str(e.value) == ("unknown game 'trial-of-gods'; known games: "
+                            + ", ".join(game_names()))
+
+
 def test_a_wheel_refuses_a_label_the_protocol_cannot_carry() -> None:
     """Face labels are at most 8 characters on the wire: a game that builds a longer one
     fails where it builds it (in `dialbox play` and its own tests), not in the daemon."""

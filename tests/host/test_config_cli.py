@@ -38,6 +38,22 @@ def test_a_good_config_loads(tmp_path: Path) -> None:
     assert main(["run", "--config", str(f), "--check"]) == 0
 
 
+def test_a_config_may_spell_a_game_otherwise_and_the_journal_keeps_its_name(
+        tmp_path: Path) -> None:
+    from dialbox.journal import Journal
+    from dialbox.runner import GameRunner
+
+    f = tmp_path / "trial.toml"
+    f.write_text(GOOD.format(journal=tmp_path / "j.sqlite")
+                 .replace('"pixoid"', '"trial_of_the_gods"'))
+    settings = load_config(f).tables[0].settings()
+    assert settings.game == "trial-of-the-gods"
+    assert main(["run", "--config", str(f), "--check"]) == 0
+    j = Journal(tmp_path / "j.sqlite")
+    GameRunner(settings, j)
+    assert j.entries("table1")[0].data["game"] == "trial-of-the-gods"
+
+
 @pytest.mark.parametrize(
     ("text", "expected"),
     [

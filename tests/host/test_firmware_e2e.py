@@ -81,6 +81,10 @@ DUEL_OF_THREE = FullGame(DUEL, 3, {"rounds": 2, "forbid_n9": False}, decisions=4
 PIPCYCLE = FullGame("pipcycle", 2, {"grid": 5}, hands=True, timeout=240)
 """PIP Cycle for two on its smallest grid (riders crash sooner: tens of decisions, not
 hundreds), every Movement, card play, match and placement dialled on the firmware."""
+TRIAL = FullGame("trial-of-the-gods", 2, {"variant": "basic"}, hands=True, timeout=120)
+"""Trial of the Gods for two, 4 rounds (about a hundred decisions): the private Olympics card
+choice, open Adventure turns and fights, sealed Enemy Damage, Competitions and counts, each
+dialled by the seat's companion bot on the firmware."""
 
 
 def _unfit_prompt(case: FullGame) -> str | None:
@@ -146,7 +150,8 @@ def _fits(case: FullGame) -> None:
 
 
 @pytest.mark.micropython
-@pytest.mark.parametrize("case", [DUEL_WITH_A_BOT, PIPCYCLE], ids=["duel", "pipcycle"])
+@pytest.mark.parametrize("case", [DUEL_WITH_A_BOT, PIPCYCLE, TRIAL],
+                         ids=["duel", "pipcycle", "trial"])
 def test_micropython_firmware_plays_a_full_game_over_ptys(tmp_path: Path,
                                                           case: FullGame) -> None:
     _fits(case)
@@ -232,7 +237,8 @@ def test_micropython_firmware_survives_unplug_and_power_cut_mid_prompt(tmp_path:
     asyncio.run(run())
 
 
-@pytest.mark.parametrize("case", [DUEL_OF_THREE, PIPCYCLE], ids=["duel", "pipcycle"])
+@pytest.mark.parametrize("case", [DUEL_OF_THREE, PIPCYCLE, TRIAL],
+                         ids=["duel", "pipcycle", "trial"])
 def test_cpython_firmware_plays_over_mosquitto_with_generated_acls(tmp_path: Path,
                                                                     case: FullGame) -> None:
     _fits(case)

@@ -10,6 +10,8 @@ import os
 import sys
 from typing import Any
 
+from dialbox.engine.registry import canonical_name
+
 
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -22,7 +24,8 @@ def add_parser(sub: Any) -> None:
         "turns the wheels to it and presses lock (--controller-play random: the firmware "
         "dials random allowed faces itself).",
     )
-    p.add_argument("--game", default="pixoid", help="game to play (default: pixoid)")
+    p.add_argument("--game", default="pixoid", type=canonical_name,
+                   help="game to play (default: pixoid; `dialbox play --help` lists them)")
     p.add_argument("--players", type=int, default=None,
                    help="players at the table (default 4, or the game's smallest count if it "
                    "cannot seat 4: PIP Cycle 2)")

@@ -22,7 +22,7 @@ from dialbox.engine import (
     game_names,
 )
 from dialbox.engine.bots import Bot, LegalAnswers, SeatView
-from dialbox.engine.registry import game_info
+from dialbox.engine.registry import ALIASES, canonical_name, game_info
 
 WHEEL_NAMES = ("left", "centre", "right")
 
@@ -37,7 +37,9 @@ def add_parser(sub: Any) -> None:
             "Bots take the other seats and see only their own seat's view."
         ),
     )
-    p.add_argument("game", choices=game_names(), help="which game")
+    p.add_argument("game", type=canonical_name,
+                   help=f"which game: {', '.join(game_names())} (also spelt: "
+                   f"{', '.join(sorted(ALIASES))})")
     p.add_argument("--humans", type=int, default=1, help="players at the keyboard (default 1)")
     p.add_argument("--bots", type=int, default=None,
                    help="bot players (default 3, or fewer if the game seats fewer players)")
@@ -260,7 +262,11 @@ def _default_bots(players: tuple[int, ...], humans: int) -> int:
 
 def run(args: argparse.Namespace) -> int:
     console = Console(highlight=False)
-    info = game_info(args.game)
+    try:
+        info = game_info(args.game)  # "unknown game 'x'; known games: ..." in one line
+    except EngineError as e:
+        console.print(f"[red]{e}[/]", soft_wrap=True)
+        return 2
     if args.bots is None:
         args.bots = _default_bots(info.players, args.humans)
     if args.humans < 0 or args.bots < 0:

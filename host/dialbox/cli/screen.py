@@ -7,6 +7,8 @@ import asyncio
 import os
 from typing import Any
 
+from dialbox.engine.registry import canonical_name
+
 
 def add_parser(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
@@ -17,7 +19,7 @@ def add_parser(sub: Any) -> None:
         "strip and the terminal view without controllers. The daemon serves the same screen "
         "for real games (`dialbox demo`, `dialbox run`).",
     )
-    p.add_argument("--rehearse", default="pixoid", metavar="GAME",
+    p.add_argument("--rehearse", default="pixoid", metavar="GAME", type=canonical_name,
                    help="the game the bots play (default: pixoid)")
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")

@@ -6,12 +6,19 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from dialbox.displays.ledstrip import LedStripConfig
 from dialbox.displays.show import ScreenConfig
 from dialbox.engine.errors import EngineError
-from dialbox.engine.registry import game_info
+from dialbox.engine.registry import canonical_name, game_info
 from dialbox.runner import TableSettings
 
 Name = str
@@ -93,6 +100,13 @@ class TableSection(_Strict):
     pairing: Literal["press", "auto"] = "press"
     prompt_timeout: float | None = Field(None, gt=0)
     reveal_timeout: float = Field(30.0, gt=0)
+
+    @field_validator("game")
+    @classmethod
+    def _registered_name(cls, v: str) -> str:
+        """Another spelling (trialofthegods) stands for the registered name, which the
+        journal and the table's state keep."""
+        return canonical_name(v)
 
     @model_validator(mode="after")
     def _bots_fit(self) -> TableSection:

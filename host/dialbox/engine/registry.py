@@ -27,6 +27,13 @@ GAMES: dict[str, str] = {
     "trial-of-the-gods": "dialbox.games.trial_of_the_gods",
 }
 
+# other spellings -> the registered name. Commands, config files and game_info() accept
+# either; what dialbox writes (journals, saves, the table's state) keeps the registered name.
+ALIASES: dict[str, str] = {
+    "trialofthegods": "trial-of-the-gods",
+    "trial_of_the_gods": "trial-of-the-gods",
+}
+
 Draw = Callable[[Mapping[str, Any]], Any]
 """A terminal renderer: a seat's (or the table's) view -> something rich can print."""
 
@@ -124,11 +131,22 @@ def unregister(name: str) -> None:
 
 
 def game_names() -> list[str]:
+    """The registered names (not their aliases), in order."""
     return sorted({**GAMES, **_extra})
 
 
+def canonical_name(name: str) -> str:
+    """The registered name a game is known by: `name` itself if registered, else the name an
+    alias in ALIASES stands for; anything else (unknown, a package path) comes back as is."""
+    if name in _extra or name in GAMES:
+        return name
+    return ALIASES.get(name, name)
+
+
 def game_module(name: str) -> Any:
-    """The package that declares `name` (a registered name, or a dotted package path)."""
+    """The package that declares `name` (a registered name or alias, or a dotted package
+    path)."""
+    name = canonical_name(name)
     package = _extra.get(name) or GAMES.get(name)
     if package is None:
         if "." not in name:
@@ -159,4 +177,5 @@ def game_info(name: str) -> GameInfo:
 
 
 def get_game(name: str) -> type[Game]:
+    """The Game class of a registered game (or alias, or package path; see game_info)."""
     return game_info(name).game

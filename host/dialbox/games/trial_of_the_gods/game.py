@@ -349,7 +349,17 @@ class TrialOfTheGods(Game):
         self.emit("trial.fight", f"{self.seat_name(seat)} fights {enemy.name}: "
                   + "; ".join(result.notes) + ".", seat=seat, enemy=enemy.name,
                   winner=result.winner)
-        if result.temple_claim:
+        t = self.tracks[seat]
+        if result.temple_claim and t.temples >= T.ISLANDS:  # no Temple can be free any more
+            self.emit("trial.temple", f"{self.seat_name(seat)} already holds all "
+                      f"{T.ISLANDS} Temples.", seat=seat, upgrade=None)
+        elif result.temple_claim and len(t.upgrades) == len(T.UPGRADES):
+            # every Upgrade is active: the Temple is claimed, no Upgrade is left to choose
+            change = T.change(t, "temples", 1, self.rules)
+            self.tracks[seat] = change.after
+            self.emit("trial.temple", f"{self.seat_name(seat)} claims the Temple: +1 Temple; "
+                      "every Upgrade is already active.", seat=seat, upgrade=None)
+        elif result.temple_claim:
             u = yield self.open(Ask(seat, "trial.temple", "Temple claimed: choose an Upgrade",
                                     wheels(None, Wheel.of(UPGRADE_FACES), None)))
             upgrade = T.UPGRADES[u[seat][CENTRE]]
