@@ -103,6 +103,9 @@ FACTS = """() => {
     sealed: q('tr[data-competition][data-revealed="0"]').map(r => [Number(d(r).competition),
       [...r.querySelectorAll('td[data-lock-seat]')].map(c => [Number(d(c).lockSeat), d(c).status]),
       [...r.querySelectorAll('td[data-lock-seat]')].map(c => c.innerText).join(' ')]),
+    choosing: q('td[data-status="choosing"]').map(c => [Number(d(c).seat),
+      c.querySelector('[data-values]').textContent]),
+    asking: q('[data-asking] [data-ask-seats]').map(e => [d(e).askSeats, e.innerText]),
     olympics: q('[data-olympics]').map(e => d(e).olympics),
     fight: q('[data-fight]').map(e => d(e).winnerSide),
     attacks: q('[data-attack]').map(e => [d(e).attack, Number(e.textContent)]),
@@ -190,11 +193,17 @@ def test_trial_board_olympics_reveal_and_final_rankings(tmp_path: Path) -> None:
     second.stage(2, (6, 9, 0))
     second.stage(1, (5, 9, 0))
     second_view = second.view(None)
+    # Competition 1 revealed: the last in Initiative chooses numbers or its card's Effect
+    effects = at_sealed_competition(1)
+    chooser = effects.initiative[-1]
+    effects.apply({s: (3, 1, 1 if s == chooser else 0) for s in range(effects.n)})
+    effects_view = effects.view(None)
     end = finished()
     end_view = end.view(None)
     tie_view = {**end_view, "final": tied_final()}
     seen = asyncio.run(show(tmp_path / "chromium-profile", {
-        "sealed": first_view, "revealed": second_view, "final": end_view, "tie": tie_view,
+        "sealed": first_view, "effects": effects_view, "revealed": second_view,
+        "final": end_view, "tie": tie_view,
     }, whole=[(1, 3), (4, 4)]))
     assert seen["errors"] == []
 
@@ -231,6 +240,23 @@ def test_trial_board_olympics_reveal_and_final_rankings(tmp_path: Path) -> None:
     assert number == 2 and dict(locks) == {0: "dialling", 1: "locked", 2: "locked"}
     assert text.count("locked") == 2 and not re.search(r"\d", text)
     assert got["olympics"] == ["live"]
+
+    # revealed, one Effect still to choose: every dialled value shows at once; the chooser's
+    # Fervor waits for the choice; the screen says who is asked what
+    got = seen["effects"]
+    syms = effects_view["olympics"]["disciplines"]
+    dialled = " · ".join(f"{k} {n}" for k, n in zip(syms, (3, 1), strict=False))
+    assert got["choosing"] == [[chooser, dialled]]
+    [(number, cells)] = got["revealed"]
+    assert number == 1 and sorted(c[0] for c in cells) == [0, 1, 2]
+    assert all(values == dialled for _s, _f, values in cells)
+    gained = 3 + (1 if len(syms) > 1 else 0)
+    assert {s: f for s, f, _v in cells if s != chooser} == {
+        s: gained for s in range(3) if s != chooser}
+    [(seats, text)] = got["asking"]
+    assert seats == str(chooser) and PLAYER_COLOURS[chooser][0] in text
+    assert "Use the numbers, or the Effect's Fervor?" in text
+    assert got["sealed"] == []
 
     # the last fight: both Attack values, the dice, the winner, the Damage
     fight = second_view["fights"][-1]

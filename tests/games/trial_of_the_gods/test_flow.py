@@ -10,6 +10,7 @@ line per decision, answering the pending prompt in the game's words:
     "Red, Blue: damage 0"             the same answer for several seats
     "all: fervor 0"                   every seat the decision asks
     "Red: track Spend 9 + -> refused: cannot spend 9 Energy"   must be refused with that reason
+    "Red: upgrade attack -> not offered"    the prompt has no such face
 
 What each prompt takes (the leading word names the prompt, so a file out of step fails at once):
 
@@ -18,13 +19,15 @@ What each prompt takes (the leading word names the prompt, so a file out of step
     trial.track           track ITEM N +/-         (ITEM: a wheel label or a key, e.g. Spend)
     trial.olympics_card   choose CARD
     trial.enemy           enemy NAME | enemy other
-    trial.enemy_numbers   enemy ATTACK DICE monster|argonaut
+    trial.enemy_numbers   enemy ATTACK DICE monster|argonaut|inj-mon|inj-arg
+    trial.laurels         laurels N
     trial.attack          attack N [free] [extra M]
     trial.temple          upgrade KEY              (attack, discovery, fervor, energy, ...)
     dice.die              roll FACE                (1, 2, 3, activ)
     trial.enemy_damage    damage N
     trial.fervor_bonus    fervor N
-    trial.competition     competition A [B] numbers|effect   (one number per discipline symbol)
+    trial.competition     competition A [B] numbers|effect   (one number per discipline symbol,
+                          or their sum when the card has more than two)
     trial.effect          numbers | effect N
     trial.skills          skills N
     trial.tiebreak        total N
@@ -51,9 +54,10 @@ import pytest
 
 from dialbox.engine import CENTRE, INACTIVE, LEFT, RIGHT, IllegalChoice, Selection
 from dialbox.engine.decisions import Ask
+from dialbox.engine.errors import InvalidOptions
 from dialbox.games.trial_of_the_gods import TrialOfTheGods
 from dialbox.games.trial_of_the_gods import tracks as T
-from dialbox.games.trial_of_the_gods.game import PHASES, SEAT_NAMES
+from dialbox.games.trial_of_the_gods.game import PHASES, SEAT_NAMES, UPGRADE_LABELS
 
 HERE = Path(__file__).parent / "scenarios" / "flow"
 FILES = sorted(HERE.glob("*.toml"))
@@ -63,10 +67,10 @@ KEYWORDS = {
     "trial.enemy_numbers": "enemy", "trial.attack": "attack", "trial.temple": "upgrade",
     "trial.enemy_damage": "damage", "trial.fervor_bonus": "fervor",
     "trial.competition": "competition", "trial.skills": "skills", "trial.tiebreak": "total",
-    "trial.restore": "restore", "trial.count": "count",
+    "trial.restore": "restore", "trial.count": "count", "trial.laurels": "laurels",
 }
 NUMBERS = {"trial.enemy_damage", "trial.fervor_bonus", "trial.skills", "trial.tiebreak",
-           "trial.restore"}
+           "trial.restore", "trial.laurels"}
 AUTO_LIMIT = 2000
 
 
@@ -161,7 +165,7 @@ def selection(game: TrialOfTheGods, ask: Ask, text: str) -> tuple[Selection, str
     if topic == "trial.temple":
         (key_,) = words
         assert key_ in T.UPGRADES, f"unknown Upgrade {key_!r} ({T.UPGRADES})"
-        return (INACTIVE, list(T.UPGRADES).index(key_), INACTIVE), None
+        return (INACTIVE, face(ask, CENTRE, UPGRADE_LABELS[key_]), INACTIVE), None
     if topic.startswith("dice."):
         assert words[0] == "roll", f"{topic} is asked, not {text!r} (roll ...)"
         return (INACTIVE, face(ask, CENTRE, words[1]), INACTIVE), None
@@ -236,6 +240,13 @@ class Runner:
         refused = None
         if " -> refused: " in text:
             text, refused = text.split(" -> refused: ")
+        if text.endswith(" -> not offered"):
+            text = text.removesuffix(" -> not offered")
+            who, _, answer = text.partition(":")
+            s = seat_of(who.strip())
+            with pytest.raises(AssertionError, match="is not offered"):
+                selection(g, d.ask_for(s), answer.strip())
+            return
         answers: dict[int, Selection] = {}
         follow: dict[int, str] = {}
         for part in text.split(";"):
@@ -346,6 +357,18 @@ def check(run: Runner, expect: dict[str, Any], where: str) -> None:
             for k, v in want.items():
                 got = dig(last, k)
                 assert got == none(v), f"{where}: fight {k} = {got!r}, expected {v!r}"
+        elif key == "competition":
+            assert snap["competitions"], f"{where}: no Competition revealed yet"
+            last = snap["competitions"][-1]
+            for k, v in want.items():
+                got = dig(last, k)
+                if k == "choosing":
+                    got = [SEAT_NAMES[s] for s in got]
+                assert got == none(v), f"{where}: competition {k} = {got!r}, expected {v!r}"
+        elif key == "asks":
+            pending = g.view(None)["pending"]
+            got = [f"{SEAT_NAMES[a['seat']]}: {a['text']}" for a in pending["asks"]]
+            assert got == want, f"{where}: the screen says {got}"
         elif key == "fights":
             assert len(snap["fights"]) == want, f"{where}: {len(snap['fights'])} Fights"
         elif key == "fervor":
@@ -436,3 +459,47 @@ def test_every_scenario_names_its_rule() -> None:
         assert set(data) <= {"title", "rule", "options", "step"}, path.name
         for step in data.get("step", []):
             assert set(step) <= {"do", "expect"}, f"{path.name}: {sorted(step)}"
+
+
+def _pack_of_wide_cards(tmp_path: Path, cards: int) -> str:
+    """A pack whose Olympics cards show three or four Discipline Symbols."""
+    text = '[pack]\nname = "wide"\n'
+    for k in range(cards):
+        syms = ["sail", "restore", "order", "heal"][: 3 + k % 2]
+        text += (f'\n[[olympics]]\nname = "Wide {k + 1}"\ndisciplines = {syms}\n'
+                 'tiebreakers = ["sail"]\nfirst = { champions = 2 }\n'
+                 'second = { champions = 1 }\nthird = {}\n')
+    path = tmp_path / "wide.toml"
+    path.write_text(text.replace("'", '"'), encoding="utf-8")
+    return str(path)
+
+
+def test_a_card_with_more_symbols_than_wheels_dials_the_sum(tmp_path: Path) -> None:
+    run = Runner({"players": 2, "seed": 3, "pack": _pack_of_wide_cards(tmp_path, 4)})
+    run.line("auto to 1 olympics", "setup")
+    run.line("all: fervor 0", "bonus")
+    d = run.game.pending
+    assert d is not None and d.asks[0].topic == "trial.competition"
+    ask = d.asks[0]
+    assert "total" in ask.text and ask.wheels[CENTRE] is None
+    assert len(labels(ask, LEFT)) == 32  # 0..31: the sum of three or four printed values
+    run.line("Red: competition 7 numbers; Blue: competition 12 numbers", "competition 1")
+    snap = run.game.snapshot()
+    plays = snap["competitions"][-1]["plays"]
+    assert plays["0"]["total"] == 7 and plays["0"]["fervor"] == 7 and plays["0"]["values"] == {}
+    assert snap["olympics"]["fervor"] == {"0": 7, "1": 12}
+    # equal sums at the end: the tiebreaker symbol was never dialled, so it is asked
+    run.line("Red: competition 5 numbers; Blue: competition 0 numbers", "competition 2")
+    run.line("all: competition 0 numbers", "competition 3")
+    run.line("all: skills 0", "skills")
+    d = run.game.pending
+    assert d is not None and d.asks[0].topic == "trial.tiebreak"
+    assert "sail" in d.asks[0].text
+
+
+def test_a_pack_with_too_few_olympics_cards_is_refused_in_one_line(tmp_path: Path) -> None:
+    path = _pack_of_wide_cards(tmp_path, 4)
+    TrialOfTheGods({"players": 2, "pack": path})  # 4 Rounds: enough
+    with pytest.raises(InvalidOptions, match="has 4 Olympics card") as err:
+        TrialOfTheGods({"players": 2, "pack": path, "variant": "advanced"})
+    assert "\n" not in str(err.value)

@@ -222,7 +222,7 @@ def test_json_shape_for_a_screen() -> None:
     assert w["decided_by_label"] == "leftmost on the Initiative track"
     assert [s["criterion"] for s in w["steps"]] == [c.value for c in TIEBREAK]
     assert data["standings"] == [0, 1, 2]
-    assert data["text"].startswith("Seat 1 wins with 5 VP (tie with seats 2, 3 broken by leftmost")
+    assert data["text"].startswith("Red wins with 5 VP (tie with Blue and Green broken by leftmost")
     assert score_json(p["tally"] for p in data["players"]) == data
 
 
@@ -231,7 +231,7 @@ def test_to_result_for_the_engine() -> None:
     res = result.to_result()
     assert isinstance(res, Result)
     assert res.scores == {0: 4, 1: 6} and res.winners == [1]
-    assert res.text == "Seat 2 wins with 6 VP. seat 2: 6, seat 1: 4."
+    assert res.text == "Blue wins with 6 VP. Blue: 6, Red: 4."
     json.dumps(res.to_json())
 
 

@@ -90,6 +90,31 @@ def test_a_sealed_competition_shows_locks_then_every_value_together() -> None:
     assert "Fervor: " + "  ".join(f"{name(s)} {fervor[str(s)]}" for s in order) in text
 
 
+def test_revealed_values_show_while_effects_are_chosen_and_the_screen_says_what_is_asked(
+) -> None:
+    g = played_until(game(), lambda v: v["olympics"] is not None and v["pending"]["sealed"]
+                     and v["pending"]["asks"][0]["topic"] == "trial.competition")
+    d = g.pending
+    assert [f.label for f in d.asks[0].wheels[2].faces] == ["numbers", "effect"]
+    chooser = g.initiative[-1]
+    g.apply({s: (2, 1, 1 if s == chooser else 0) for s in d.seats})
+    view = g.view(None)
+    text = render(view)
+    rows = {ln.split("│")[1].strip(): ln for ln in text.splitlines() if ln.startswith("│ ")}
+    cells = [c.strip() for c in rows["1"].strip("│").split("│")][1:]
+    order = view["initiative"]
+    syms = view["olympics"]["disciplines"]
+    for s, cell in zip(order, cells, strict=True):
+        values = " ".join(f"{k} {n}" for k, n in zip(syms, (2, 1), strict=False))
+        if s == chooser:
+            assert cell == f"{values}: numbers or Effect?"
+        else:
+            assert cell.startswith(f"+{3 if len(syms) > 1 else 2}") and values in cell
+    ask = view["pending"]["asks"][0]
+    assert ask["seat"] == chooser and ask["topic"] == "trial.effect"
+    assert f"Now: {name(chooser)}: {ask['text']}" in text
+
+
 def test_the_olympics_ranking_and_the_last_fight() -> None:
     g = played_until(game(), lambda v: v["phase"] == "sunset" and v["olympics_result"])
     view = g.view(None)

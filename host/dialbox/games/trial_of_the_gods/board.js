@@ -31,6 +31,7 @@
 .tog-phase.past { color: #b7c3cf; }
 .tog-phase.now { background: var(--gold); color: #111; box-shadow: 0 0 10px var(--gold); }
 .tog-init { display: flex; flex-wrap: wrap; gap: 6px; align-items: center; margin-top: 8px; }
+.tog-asking { margin-top: 6px; }
 .tog-chip { display: inline-flex; align-items: center; gap: 6px; padding: .25em .75em;
   border-radius: 999px; background: var(--panel2); border: 3px solid transparent; font-weight: 600; }
 .tog-chip .n { color: var(--dim); font-size: .8em; }
@@ -144,10 +145,24 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
     let line = null;
     if (adv && b.active !== null && b.active !== undefined) line = `${seatName(v, b.active)}'s Adventure turn`;
     if (b.offer) line = `${seatName(v, b.offer[0])} is choosing this round's Olympics card`;
-    return h("div", { class: "tog-init", "data-initiative": order.join(",") },
+    return h("div", {}, h("div", { class: "tog-init", "data-initiative": order.join(",") },
       h("span", { class: "tog-note" }, "Initiative"), chips,
       line ? h("span", { class: "tog-note", "data-turn": adv ? b.active : null }, "· " + line) : null,
-      adv && passed.size ? h("span", { class: "tog-note" }, `· ${passed.size} of ${order.length} passed`) : null);
+      adv && passed.size ? h("span", { class: "tog-note" }, `· ${passed.size} of ${order.length} passed`) : null),
+    asking(v, b));
+  }
+
+  // What the pending decision asks, in its prompts' words (the answers stay on the controllers).
+  function asking(v, b) {
+    const byText = new Map();
+    for (const a of arr(b.pending && b.pending.asks)) {
+      if (!byText.has(a.text)) byText.set(a.text, []);
+      byText.get(a.text).push(a.seat);
+    }
+    if (!byText.size) return null;
+    return h("div", { class: "tog-asking", "data-asking": "1" }, [...byText].map(([text, seats]) =>
+      h("div", { "data-ask-seats": seats.join(",") }, h("span", { class: "tog-note" }, "Now "),
+        seats.flatMap((s, k) => [k ? ", " : "", who(v, s)]), ": ", h("b", {}, text))));
   }
 
   // ------------------------------------------------------------------ tracks
@@ -210,9 +225,10 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
   // The round the competitions/olympics_result in the view belong to: they stay in the view
   // until the next Olympics begins (its Fervor bonus is dialled with the old ones still there).
   function olympicsRound(b) {
-    if (b.olympics) return b.round;
-    if (b.phase === "sunset" || b.phase === "end") return b.round;
-    return b.round - 1;
+    for (const r of [b.olympics_result, ...arr(b.competitions)]) {
+      if (r && r.round !== undefined) return r.round;
+    }
+    return 0;
   }
 
   function cardBox(b, name, label) {
@@ -236,7 +252,8 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
   }
 
   function playText(p) {
-    const vals = Object.entries(p.values || {}).map(([k, n]) => `${k} ${n}`).join(" · ");
+    const vals = p.total !== null && p.total !== undefined ? `sum ${p.total}`
+      : Object.entries(p.values || {}).map(([k, n]) => `${k} ${n}`).join(" · ");
     return p.effect !== null && p.effect !== undefined ? `${vals} → Effect` : vals;
   }
 
@@ -248,6 +265,11 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
       order.map((s) => {
         const p = (c.plays || {})[String(s)];
         if (!p) return h("td", { "data-seat": s }, "—");
+        if (p.fervor === null || p.fervor === undefined) {  // revealed; numbers or Effect?
+          return h("td", { "data-seat": s, "data-status": "choosing" },
+            h("span", { class: "tog-lock" }, "numbers or Effect?"),
+            h("span", { class: "small", "data-values": "1" }, playText(p)));
+        }
         return h("td", { "data-seat": s, "data-play-fervor": p.fervor },
           h("b", {}, "+" + p.fervor), " Fervor",
           h("span", { class: "small", "data-values": "1" }, playText(p)),
@@ -256,7 +278,7 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
     // The Competition being dialled now: who has locked, never what.
     const ol = b.olympics;
     const p = b.pending;
-    if (live && ol && ol.competitions < 3 && p && p.sealed) {
+    if (live && ol && ol.competitions < 3 && p && p.sealed && list.length === ol.competitions) {
       const locked = lockedSeats(v, b);
       const asked = new Set(arr(p.seats));
       rows.push(h("tr", { "data-competition": ol.competitions + 1, "data-revealed": "0", "data-sealed": "1" },
@@ -265,13 +287,6 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
           "data-status": locked.has(s) ? "locked" : asked.has(s) ? "dialling" : "—" },
         h("span", { class: "tog-lock" + (locked.has(s) ? " locked" : "") },
           locked.has(s) ? "✔ locked" : asked.has(s) ? "dialling…" : "—")))));
-    } else if (live && ol && ol.competitions < 3 && p && !p.sealed) {
-      // revealed on the controllers; the view records the values once every Effect is chosen
-      const asked = new Set(arr(p.seats));
-      rows.push(h("tr", { "data-competition": ol.competitions + 1, "data-revealed": "effects" },
-        h("td", {}, h("b", {}, "#" + (ol.competitions + 1))),
-        order.map((s) => h("td", { "data-seat": s, "data-status": asked.has(s) ? "choosing" : "waiting" },
-          h("span", { class: "tog-lock" }, asked.has(s) ? "choosing: numbers or Effect" : "revealed")))));
     }
     if (!rows.length) return null;
     return h("div", {}, h("h2", {}, "Competitions" + (syms.length ? " · " + syms.join(" / ") : "") +

@@ -68,7 +68,7 @@ class CompanionBot:
         "trial.enemy_damage": "_enemy_damage", "trial.fervor_bonus": "_fervor_bonus",
         "trial.competition": "_competition", "trial.effect": "_effect",
         "trial.skills": "_skills", "trial.tiebreak": "_tiebreak", "trial.restore": "_restore",
-        "trial.count": "_count",
+        "trial.count": "_count", "trial.laurels": "_laurels",
     }
     """Prompt topic -> the method that dials it (others: a random legal answer)."""
 
@@ -230,6 +230,9 @@ class CompanionBot:
         left, centre, right = ask.wheels
         return (_index(left, self.rng.randint(2, 6)), _index(centre, self.rng.randint(1, 2)),
                 _index(right, self.rng.randint(0, 1)))
+
+    def _laurels(self, view: Mapping[str, Any], ask: Ask) -> Selection:
+        return _centre(ask, self.rng.randint(1, 3))  # a tamed Monster the pack lacks
 
     def _attack(self, view: Mapping[str, Any], ask: Ask) -> Selection:
         left, centre, right = ask.wheels

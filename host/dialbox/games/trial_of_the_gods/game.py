@@ -11,10 +11,11 @@ scoring.py; choices where the rulebook is silent are in docs/rules-notes.md.
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Generator, Mapping
+from dataclasses import replace
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from dialbox.engine import (
     CENTRE,
@@ -31,6 +32,7 @@ from dialbox.engine import (
     Wheel,
     wheels,
 )
+from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.engine.wheels import number_faces
 from dialbox.games.trial_of_the_gods import fight as F
 from dialbox.games.trial_of_the_gods import olympics as O
@@ -43,16 +45,21 @@ Step = Generator[Decision, dict[int, Selection], Any]
 PHASES = ("dawn", "adventure", "enemy", "olympics", "sunset")
 PHASE_TITLES = {"dawn": "Dawn", "adventure": "Adventure", "enemy": "Enemy",
                 "olympics": "Olympics", "sunset": "Sunset", "end": "End of Game"}
-SEAT_NAMES = ("Red", "Blue", "Green", "Yellow")
+SEAT_NAMES = tuple(name for name, _ in PLAYER_COLOURS[:4])
 
 DONE = (Face("done", 0, "40d040"), Face("track", 1, "ffffff"))
 TURN = (Face("end", 0, "ffffff"), Face("pass", 1, "ff9020"), Face("fight", 2, "ff3030"),
         Face("track", 3, "ffffff"))
 SIGNS = (Face("+", 1, "40d040"), Face("-", -1, "ff3030"))
 ITEM_FACES = tuple(Face(item.label, i, "ffffff") for i, item in enumerate(T.ITEMS))
-AMOUNTS = tuple(Face(str(i), i, "ffffff") for i in range(1, 10))
+AMOUNTS = tuple(Face(str(i), i, "ffffff") for i in range(10))
+"""How many: 0 backs out of a track change chosen by mistake."""
 EFFECT = (Face("numbers", 0, "ffffff"), Face("effect", 1, "8e24aa"))
 TEMPLE = (Face("no", 0, "ffffff"), Face("free", 1, "fdd835"))
+UNLISTED = (Face("monster", 0, "ff3030"), Face("argonaut", 1, "ff3030"),
+            Face("inj-mon", 2, "ff9020"), Face("inj-arg", 3, "ff9020"))
+"""An Enemy the pack lacks: its kind, and whether it is injured already."""
+UNLISTED_NAME = "an unlisted Enemy"
 UPGRADE_LABELS = {"attack": "Atk +1", "discovery": "Disc +1", "fervor": "Ferv +1",
                   "energy": "Ener +2", "vigor_limit": "Limit +2", "blessing": "Blessing"}
 UPGRADE_FACES = tuple(Face(UPGRADE_LABELS[u], i, "ffffff") for i, u in enumerate(T.UPGRADES))
@@ -92,6 +99,14 @@ class TrialOptions(GameOptions):
         except (P.PackFormatError, OSError, ValueError) as e:
             raise ValueError(str(e).splitlines()[0]) from None
         return v
+
+    @model_validator(mode="after")
+    def _enough_cards(self) -> TrialOptions:
+        have = len(P.load_pack(self.pack).olympics)
+        if have < self.rounds:
+            raise ValueError(f"pack {self.pack!r} has {have} Olympics card(s); "
+                             f"{self.variant} play reveals one per Round ({self.rounds})")
+        return self
 
     @property
     def rounds(self) -> int:
@@ -177,6 +192,10 @@ class TrialOfTheGods(Game):
         if self.offer is not None and self.offer[0] != seat:
             v["offer"] = [self.offer[0], len(self.offer[1])]
         v["pending"] = self.pending_view(seat)
+        if v["pending"] is not None and self._pending is not None:
+            # what is being asked (prompt texts are public; the answers are not)
+            v["pending"]["asks"] = [{"seat": a.seat, "topic": a.topic, "text": a.text}
+                                    for a in self._pending.asks]
         v["cards"] = {c.name: {"disciplines": list(c.disciplines),
                                "tiebreakers": list(c.tiebreakers),
                                "prizes": [p.describe() for p in c.prizes]}
@@ -219,10 +238,14 @@ class TrialOfTheGods(Game):
     def track_change(self, seat: int) -> Step:
         """One "+/- what" change of a seat's public tracks (refused with the reason if the
         rules do not allow it)."""
-        ask = Ask(seat, "trial.track", "Change a track: what, how much, + or -",
+        ask = Ask(seat, "trial.track", "Change a track: what, how many (0 none), +/-",
                   wheels(Wheel.of(ITEM_FACES), Wheel.of(AMOUNTS), Wheel.of(SIGNS)))
         ans = yield self.open(ask)
         key, delta = self._track_answer(ans[seat])
+        if delta == 0:
+            self.emit("trial.track", f"{self.seat_name(seat)} changes no track.", seat=seat,
+                      key=None, delta=0, discard_to=None)
+            return
         change = T.change(self.tracks[seat], key, delta, self.rules)
         self.tracks[seat] = change.after
         self.emit("trial.track", f"{self.seat_name(seat)}: " + "; ".join(change.notes),
@@ -239,10 +262,6 @@ class TrialOfTheGods(Game):
                 T.change(self.tracks[ask.seat], key, delta, self.rules)
             except T.TrackError as e:
                 return str(e)
-        elif ask.topic == "trial.temple":
-            upgrade = T.UPGRADES[selection[CENTRE]]
-            if upgrade in self.tracks[ask.seat].upgrades:
-                return f"the {T.UPGRADE_NAMES[upgrade]} Upgrade is already active"
         return None
 
     # --- Dawn
@@ -302,6 +321,7 @@ class TrialOfTheGods(Game):
                     else:
                         yield from self.track_change(s)
         self.active = None
+        self.passed = []
 
     def fight(self, seat: int) -> Step:
         cards = [e for e in self.pack.enemies]
@@ -317,13 +337,13 @@ class TrialOfTheGods(Game):
             enemy = F.Enemy(kind, card.attack, card.dice, card.laurels, card.name,
                             state=self.enemies.get(card.name, "uninjured"))  # type: ignore[arg-type]
             skill_step = card.activation_attack or 0
-        else:
-            a = yield self.open(Ask(seat, "trial.enemy_numbers", "Enemy: Attack Value, dice, "
-                                    "argonaut?", wheels(_digits(20), _digits(5), Wheel.of(
-                                        (Face("monster", 0, "ffffff"),
-                                         Face("argonaut", 1, "ffffff"))))))
-            kind = "argonaut" if a[seat][RIGHT] == 1 else "monster"
-            enemy = F.Enemy(kind, a[seat][LEFT], a[seat][CENTRE], 0, "Enemy")
+        else:  # an Enemy the pack lacks: its numbers are dialled, nothing is remembered
+            a = yield self.open(Ask(seat, "trial.enemy_numbers", "Enemy: Attack, dice, kind "
+                                    "(inj-: injured)", wheels(_digits(20), _digits(5),
+                                                              Wheel.of(UNLISTED))))
+            kind = "argonaut" if a[seat][RIGHT] in (1, 3) else "monster"
+            enemy = F.Enemy(kind, a[seat][LEFT], a[seat][CENTRE], 0, UNLISTED_NAME,
+                            state="injured" if a[seat][RIGHT] >= 2 else "uninjured")
             skill_step = 0
         att = yield self.open(Ask(seat, "trial.attack", "Your Attack; free Temple; extra Dmg",
                                   wheels(Wheel.of(TEMPLE), _digits(31), _digits(3))))
@@ -335,15 +355,24 @@ class TrialOfTheGods(Game):
             face = yield from self.roll(self.die, roller)
             dice.append(F.ACTIVATION if P.is_activation(face) else face.value)
         activations = sum(1 for d in dice if d == F.ACTIVATION)
-        result = F.resolve_fight(self.tracks[seat], enemy, attack, dice,
-                                 skill_attack=skill_step * activations,
-                                 player_extra_damage=att[seat][RIGHT],
-                                 free_temple=free_temple, rules=self.rules)
+        def resolve(enemy: F.Enemy) -> F.Fight:
+            return F.resolve_fight(self.tracks[seat], enemy, attack, dice,
+                                   skill_attack=skill_step * activations,
+                                   player_extra_damage=att[seat][RIGHT],
+                                   free_temple=free_temple, rules=self.rules)
+
+        result = resolve(enemy)
+        if result.reward == "tamed" and pick == len(cards):  # its Laurels count for Domination
+            n = yield self.open(Ask(seat, "trial.laurels", "Tamed: Laurels on the Enemy's card",
+                                    wheels(None, _digits(9), None)))
+            enemy = replace(enemy, laurels=n[seat][CENTRE])
+            result = resolve(enemy)
         self.tracks[seat] = result.player.after
-        if result.enemy_now is not None and result.enemy_now.state == "injured":
-            self.enemies[enemy.name] = "injured"
-        else:
-            self.enemies.pop(enemy.name, None)
+        if pick < len(cards):  # a pack Enemy's injury is remembered until it is defeated
+            if result.enemy_now is not None and result.enemy_now.state == "injured":
+                self.enemies[enemy.name] = "injured"
+            else:
+                self.enemies.pop(enemy.name, None)
         record = {"seat": seat, "round": self.round, **result.to_json(self.rules)}
         self.fights.append(record)
         self.emit("trial.fight", f"{self.seat_name(seat)} fights {enemy.name}: "
@@ -360,9 +389,11 @@ class TrialOfTheGods(Game):
             self.emit("trial.temple", f"{self.seat_name(seat)} claims the Temple: +1 Temple; "
                       "every Upgrade is already active.", seat=seat, upgrade=None)
         elif result.temple_claim:
+            free = [i for i, up in enumerate(T.UPGRADES) if up not in t.upgrades]
             u = yield self.open(Ask(seat, "trial.temple", "Temple claimed: choose an Upgrade",
-                                    wheels(None, Wheel.of(UPGRADE_FACES), None)))
-            upgrade = T.UPGRADES[u[seat][CENTRE]]
+                                    wheels(None, Wheel.of(tuple(UPGRADE_FACES[i] for i in free)),
+                                           None)))
+            upgrade = T.UPGRADES[free[u[seat][CENTRE]]]
             change = T.claim_temple(self.tracks[seat], upgrade, self.rules)
             self.tracks[seat] = change.after
             self.emit("trial.temple", f"{self.seat_name(seat)} claims the Temple: "
@@ -404,38 +435,9 @@ class TrialOfTheGods(Game):
         self.competition_reveals = []
         self.skill_rolls = {}
         self.olympics_result = None
-        syms = card.disciplines[:2]
+        syms = O.dial_symbols(card)
         for k in range(O.COMPETITIONS):
-            w0 = _digits(9)
-            w1 = _digits(9) if len(syms) > 1 else None
-            text = f"Competition {k + 1}: your card's " + "/".join(syms) + "; effect?"
-            dial = yield self.sealed([Ask(s, "trial.competition", text,
-                                          wheels(w0, w1, Wheel.of(EFFECT)))
-                                      for s in range(self.n)])
-            plays: dict[str, O.CardPlay] = {}
-            for s in self.initiative:
-                values = {syms[0]: dial[s][LEFT]}
-                if len(syms) > 1:
-                    values[syms[1]] = dial[s][CENTRE]
-                effect: int | None = None
-                if dial[s][RIGHT] == 1:  # the card has an Olympics Effect: numbers or effect?
-                    e = yield self.open(Ask(s, "trial.effect", "Use the numbers, or the "
-                                            "Effect's Fervor?", wheels(None, Wheel.of(
-                                                (Face("numbers", 0, "ffffff"),
-                                                 *number_faces(9)[1:])), None)))
-                    if e[s][CENTRE] > 0:
-                        effect = e[s][CENTRE]
-                plays[str(s)] = O.CardPlay(values, effect)
-            ol = O.play_competition(ol, plays)
-            self.olympics = ol
-            self.competition_reveals.append({
-                "competition": k + 1,
-                "plays": {key: {"values": dict(p.values), "effect": p.effect_fervor,
-                                "fervor": O.card_fervor(card, p)} for key, p in plays.items()},
-                "fervor": dict(ol.fervor)})
-            self.emit("trial.competition", f"Competition {k + 1}: " + ", ".join(
-                f"{self.seat_name(int(key))} +{O.card_fervor(card, p)}"
-                for key, p in plays.items()) + ".", competition=k + 1)
+            ol = yield from self.competition(ol, k, syms)
         ans = yield self.sealed([Ask(s, "trial.skills", "Olympics Skills: Argonauts with a "
                                      "matching symbol", wheels(None, _digits(3), None))
                                  for s in range(self.n)])
@@ -469,7 +471,8 @@ class TrialOfTheGods(Game):
             self.emit("trial.award", f"{self.seat_name(s)} is #{award.place}: "
                       f"{award.prize.describe()}.", seat=s, place=award.place)
         self.initiative = [int(p) for p in result.initiative]
-        self.olympics_result = {"ranking": [int(p) for p in result.ranking],
+        self.olympics_result = {"round": self.round,
+                                "ranking": [int(p) for p in result.ranking],
                                 "fervor": dict(ol.fervor),
                                 "awards": [{"seat": int(a.player), "place": a.place,
                                             "prize": a.prize.describe()}
@@ -477,6 +480,65 @@ class TrialOfTheGods(Game):
         self.olympics = None
         self.emit("trial.initiative", "New Initiative: " + ", ".join(
             self.seat_name(s) for s in self.initiative) + ".", order=list(self.initiative))
+
+    def competition(self, ol: O.Olympics, k: int, syms: tuple[str, ...]) -> Step:
+        """Competition k+1: every player dials, sealed, what the card they placed face down
+        gives (each Discipline Symbol's value, or their sum when the card has more symbols
+        than wheels) and whether it has an Olympics Effect; all reveal together; then, in
+        Initiative order, those with an Effect choose its Fervor or the numbers (open)."""
+        card = ol.card
+        if syms:
+            w0, w1 = _digits(9), (_digits(9) if len(syms) > 1 else None)
+            what = "/".join(syms)
+        else:
+            w0, w1, what = _digits(31), None, "total"
+        dial = yield self.sealed([Ask(s, "trial.competition",
+                                      f"Competition {k + 1}: your card's {what}; effect?",
+                                      wheels(w0, w1, Wheel.of(EFFECT)))
+                                  for s in range(self.n)])
+        plays: dict[str, O.CardPlay] = {}
+        for s in self.initiative:
+            picked = (dial[s][LEFT], dial[s][CENTRE])
+            values = {sym: picked[i] for i, sym in enumerate(syms)}
+            plays[str(s)] = O.CardPlay(values, None, None if syms else dial[s][LEFT])
+        choosing = [s for s in self.initiative if dial[s][RIGHT] == 1]
+        self._record_competition(k, card, plays, ol.fervor, choosing)
+        for s in choosing:
+            e = yield self.open(Ask(s, "trial.effect", "Use the numbers, or the Effect's "
+                                    "Fervor?", wheels(None, Wheel.of(
+                                        (Face("numbers", 0, "ffffff"), *number_faces(9)[1:])),
+                                        None)))
+            if e[s][CENTRE] > 0:
+                plays[str(s)] = replace(plays[str(s)], effect_fervor=e[s][CENTRE])
+            choosing = [c for c in choosing if c != s]
+            self._record_competition(k, card, plays, ol.fervor, choosing)
+        ol = O.play_competition(ol, plays)
+        self.olympics = ol
+        self._record_competition(k, card, plays, ol.fervor, [])
+        self.emit("trial.competition", f"Competition {k + 1}: " + ", ".join(
+            f"{self.seat_name(int(key))} +{O.card_fervor(card, p)}"
+            for key, p in plays.items()) + ".", competition=k + 1)
+        return ol
+
+    def _record_competition(self, k: int, card: P.OlympicsCard, plays: dict[str, O.CardPlay],
+                            fervor: Mapping[str, int], choosing: list[int]) -> None:
+        """The revealed Competition as the screen shows it: the dialled values at once, each
+        card's Fervor once its player has chosen numbers or Effect."""
+        record = {
+            "round": self.round,
+            "competition": k + 1,
+            "plays": {key: {"values": dict(p.values), "total": p.total,
+                            "effect": p.effect_fervor,
+                            "fervor": None if int(key) in choosing else O.card_fervor(card, p),
+                            "choosing": int(key) in choosing}
+                      for key, p in plays.items()},
+            "fervor": dict(fervor),
+            "choosing": list(choosing),
+        }
+        if len(self.competition_reveals) > k:
+            self.competition_reveals[k] = record
+        else:
+            self.competition_reveals.append(record)
 
     # --- Sunset
 

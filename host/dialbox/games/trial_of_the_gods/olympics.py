@@ -41,6 +41,9 @@ class CardPlay:
 
     values: Mapping[str, int] = field(default_factory=dict)
     effect_fervor: int | None = None
+    total: int | None = None
+    """The card's summed values for the Discipline Symbols, when the player dialled the sum
+    instead of each value (a card with more Discipline Symbols than a prompt has wheels)."""
 
     def __post_init__(self) -> None:
         for sym, v in self.values.items():
@@ -48,9 +51,10 @@ class CardPlay:
                 raise OlympicsError(f"unknown symbol {sym!r}; symbols: {', '.join(SYMBOLS)}")
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
                 raise OlympicsError(f"{sym}: a card value is a whole number >= 0, got {v!r}")
-        ef = self.effect_fervor
-        if ef is not None and (isinstance(ef, bool) or not isinstance(ef, int) or ef < 0):
-            raise OlympicsError(f"effect_fervor: a whole number >= 0, got {ef!r}")
+        for name in ("effect_fervor", "total"):
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
+                raise OlympicsError(f"{name}: a whole number >= 0, got {v!r}")
 
     @property
     def used_effect(self) -> bool:
@@ -61,17 +65,25 @@ class CardPlay:
         return replace(self, values={**self.values, **values})
 
 
+DIAL_EACH_MAX = 2
+"""A Competition prompt dials each Discipline Symbol's value on its own wheel up to this many
+symbols (two wheels; the third picks numbers or Effect); with more, it dials their sum."""
+
+
 def dial_symbols(card: OlympicsCard) -> tuple[str, ...]:
-    """The symbols a Competition prompt asks each player to dial for their card: the current
-    Olympics card's Discipline Symbols, in printed order."""
-    return card.disciplines
+    """The symbols a Competition prompt asks each player to dial one by one for their card: the
+    current Olympics card's Discipline Symbols in printed order, or none when there are more
+    than `DIAL_EACH_MAX` (the prompt then asks for their sum, `CardPlay.total`)."""
+    return card.disciplines if len(card.disciplines) <= DIAL_EACH_MAX else ()
 
 
 def card_fervor(card: OlympicsCard, play: CardPlay) -> int:
     """Fervor a played card gives: the Olympics Effect's Fervor if used, else the sum of the
-    card's values for the Discipline Symbols."""
+    card's values for the Discipline Symbols (as dialled, or `total`)."""
     if play.effect_fervor is not None:
         return play.effect_fervor
+    if play.total is not None:
+        return play.total
     missing = [s for s in card.disciplines if s not in play.values]
     if missing:
         raise OlympicsError(f"the card's value for {', '.join(missing)} is not dialled")

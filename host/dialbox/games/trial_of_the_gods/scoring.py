@@ -30,6 +30,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from dialbox.engine import Result
+from dialbox.engine.seats import PLAYER_COLOURS
 
 
 class Ranking(StrEnum):
@@ -101,12 +102,13 @@ TieKind = Literal["dishonor", "shared"]
 
 
 def _seat_name(seat: int) -> str:
-    return f"seat {seat + 1}"
+    """A seat's colour, as on its controller and the screen (seat 7 on is "seat 7")."""
+    return PLAYER_COLOURS[seat][0] if 0 <= seat < len(PLAYER_COLOURS) else f"seat {seat + 1}"
 
 
 def _seats_name(seats: Iterable[int]) -> str:
-    names = [str(s + 1) for s in seats]
-    return ("seat " if len(names) == 1 else "seats ") + ", ".join(names)
+    names = [_seat_name(s) for s in seats]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def _laurels(n: int) -> str:
@@ -361,7 +363,7 @@ class FinalScore:
 
     def text(self) -> str:
         w = self.winner
-        head = f"{_seat_name(w.seat).capitalize()} wins with {w.vp} VP"
+        head = f"{_seat_name(w.seat)} wins with {w.vp} VP"
         if w.decided_by is not Criterion.VP:
             head += f" (tie with {_seats_name(s for s in w.tied_for_most if s != w.seat)}"
             head += f" broken by {w.decided_by.label})"

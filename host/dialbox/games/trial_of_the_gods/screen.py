@@ -124,6 +124,22 @@ def _initiative(view: Mapping[str, Any]) -> Text:
         seats = list(pending.get("seats") or ())
         if pending.get("sealed") and len(seats) > 1:
             out.append(f"   {len(locked)}/{len(seats)} locked", style="dim")
+        out.append_text(_asking(pending))
+    return out
+
+
+def _asking(pending: Mapping[str, Any]) -> Text:
+    """What the pending decision asks, in its prompt's words: "Now: Red, Blue: <text>"."""
+    by_text: dict[str, list[int]] = {}
+    for a in pending.get("asks") or ():
+        by_text.setdefault(str(a["text"]), []).append(int(a["seat"]))
+    out = Text()
+    for text, seats in by_text.items():
+        out.append("\nNow: ", style="bold")
+        for k, s in enumerate(seats):
+            out.append(", " if k else "")
+            out.append(seat_label(s), style=f"bold {seat_style(s)}")
+        out.append(f": {text}")
     return out
 
 
@@ -160,11 +176,11 @@ def _tracks(view: Mapping[str, Any]) -> Table:
 
 def _olympics_round(view: Mapping[str, Any]) -> int:
     """Which round's Olympics `competitions` and `olympics_result` belong to (they stay in the
-    view until the next Olympics begins)."""
-    rnd = int(view.get("round", 0))
-    if view.get("olympics") or view.get("phase") in ("sunset", "end"):
-        return rnd
-    return rnd - 1
+    view until the next Olympics begins; each record says its round)."""
+    for record in (view.get("olympics_result"), *(view.get("competitions") or ())):
+        if record and "round" in record:
+            return int(record["round"])
+    return 0
 
 
 def _card(view: Mapping[str, Any], name: str | None) -> Text | None:
@@ -195,10 +211,8 @@ def _competitions(view: Mapping[str, Any], order: Sequence[int], live: bool) -> 
     ol = view.get("olympics")
     pending = view.get("pending")
     dialling = (live and ol is not None and int(ol["competitions"]) < 3 and pending is not None
-                and bool(pending.get("sealed")))
-    effects = (live and ol is not None and int(ol["competitions"]) < 3 and pending is not None
-               and not pending.get("sealed"))
-    if not reveals and not dialling and not effects:
+                and bool(pending.get("sealed")) and len(reveals) == int(ol["competitions"]))
+    if not reveals and not dialling:
         return None
     table = Table(title="Competitions (revealed together)", title_justify="left")
     table.add_column("#")
@@ -212,6 +226,11 @@ def _competitions(view: Mapping[str, Any], order: Sequence[int], live: bool) -> 
                 cells.append("—")
                 continue
             values = " ".join(f"{k} {n}" for k, n in p["values"].items())
+            if p.get("total") is not None:
+                values = f"sum {p['total']}"
+            if p.get("fervor") is None:
+                cells.append(Text(f"{values}: numbers or Effect?", style="italic"))
+                continue
             effect = "" if p.get("effect") is None else f" effect {p['effect']}"
             cells.append(Text(f"+{p['fervor']}  ({values}{effect})"))
         table.add_row(str(c["competition"]), *cells)
@@ -222,11 +241,6 @@ def _competitions(view: Mapping[str, Any], order: Sequence[int], live: bool) -> 
             Text("locked", style="bold green") if s in locked else
             Text("dialling…", style="italic dim") if s in asked else Text("—")
             for s in order))
-    elif effects and ol is not None and pending is not None:
-        choosing = set(pending.get("seats") or ())
-        table.add_row(str(int(ol["competitions"]) + 1), *(
-            Text("choosing numbers or Effect", style="italic") if s in choosing else
-            Text("revealed", style="dim") for s in order))
     return table
 
 

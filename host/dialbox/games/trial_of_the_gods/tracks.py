@@ -441,7 +441,7 @@ def tame_monster(t: Tracks, name: str, laurels: int, rules: TrackRules = DEFAULT
     _count(laurels, "Laurels")
     monster = TamedMonster(name, laurels)
     step = _change(t, replace(t, tamed=t.tamed + (monster,)),
-                   f"Tamed {name or 'a Monster'} ({laurels} Laurels)", rules=rules)
+                   f"Tamed {name or 'a Monster'} ({_plural(laurels, 'Laurel')})", rules=rules)
     return step.then(gain_energy(step.after, 1, rules))
 
 
@@ -477,7 +477,7 @@ def monster_removed(t: Tracks, index: int, rules: TrackRules = DEFAULT_RULES) ->
     if m.meeple == "removed":
         raise TrackError(f"{m.name or 'that Monster'} was already removed")
     return _change(t, _with_monster(t, index, "removed"),
-                   f"{m.name or 'Monster'} removed; its {m.laurels} Laurels still count",
+                   f"{m.name or 'Monster'} removed; its {_plural(m.laurels, 'Laurel')} still count",
                    rules=rules)
 
 
@@ -509,6 +509,10 @@ ITEMS: tuple[Item, ...] = (
     Item("cubes", "Cubes", "1 Cube from the pool to the board", "1 Cube back to the pool"),
 )
 ITEM_KEYS = tuple(i.key for i in ITEMS)
+
+
+def _plural(n: int, noun: str) -> str:
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
 
 
 def _counter(t: Tracks, name: str, delta: int, label: str, rules: TrackRules) -> Change:
@@ -561,7 +565,7 @@ def change(t: Tracks, key: str, delta: int, rules: TrackRules = DEFAULT_RULES) -
     if key == "energy":
         if up:
             if t.pool < n:
-                raise TrackError(f"only {t.pool} Cubes left in the pool")
+                raise TrackError(f"only {_plural(t.pool, 'Cube')} left in the pool")
             return gain_energy(t, n, rules)
         if t.available < n:
             raise TrackError(f"only {t.available} Energy available")
@@ -588,7 +592,7 @@ def change(t: Tracks, key: str, delta: int, rules: TrackRules = DEFAULT_RULES) -
                        f"Companions {delta:+d}", *limit.notes, rules=rules)
     if key == "cubes":
         if up and t.pool < n:
-            raise TrackError(f"only {t.pool} Cubes left in the pool")
+            raise TrackError(f"only {_plural(t.pool, 'Cube')} left in the pool")
         return _counter(t, "cubes_elsewhere", delta, "Cubes on the board", rules)
     if key == "islands" and not up and t.islands - n < t.fleece:
         raise TrackError("lower Golden Fleece Islands first")
