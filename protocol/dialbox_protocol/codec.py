@@ -127,6 +127,7 @@ MESSAGES = (
     ("alllocked", "d", 1, (("pid", "i"), ("commits", "l"))),
     ("reveal", "u", 1, (("pid", "i"), ("sel", "l"), ("nonce", "s"))),
     ("revealed", "d", 1, (("pid", "i"), ("choices", "l"), ("summary", "s"), ("reveals", "l"))),
+    ("headline", "d", 1, (("text", "s"),)),
     ("ping", "b", 0, (("ms", "i"),)),
     ("pong", "b", 0, (("ms", "i"),)),
     ("error", "b", 0, (("code", "i"), ("detail", "s"), ("ref", "i"))),

@@ -180,6 +180,13 @@ class Revealed(Message):
     for a void or a seat that took the game's default."""
 
 
+class Headline(Message):
+    t: Literal["headline"] = "headline"
+    text: Annotated[str, Field(max_length=60)]
+    """Where the table's game stands, for a controller between its own prompts ("Round 2
+    Adventure: Blue's turn"); "" clears it."""
+
+
 class Ping(Message):
     t: Literal["ping"] = "ping"
     ms: Annotated[int, Field(ge=0, lt=1 << 30)] = 0
@@ -233,6 +240,7 @@ AnyMessage = Annotated[
     | AllLocked
     | Reveal
     | Revealed
+    | Headline
     | Ping
     | Pong
     | Error

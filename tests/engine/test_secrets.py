@@ -54,6 +54,7 @@ def visible(events: list[Any], player: int | None) -> list[tuple[str, str, Any]]
 
 def assert_same_views(a: Game, b: Game, who: list[int], where: str) -> None:
     assert a.view(None) == b.view(None), f"{where}: the public view differs"
+    assert a.headline() == b.headline(), f"{where}: the controllers' headline differs"
     for p in who:
         assert a.view(p) == b.view(p), f"{where}: player {p + 1}'s view differs"
 

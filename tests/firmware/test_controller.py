@@ -353,6 +353,28 @@ def test_open_prompt_sends_the_answer_directly() -> None:
     assert r.ctl.state == c.IDLE and r.ctl.seat == 2
 
 
+def test_the_headline_shows_while_idle_and_under_a_reveal_and_clears() -> None:
+    r = Rig()
+    r.welcome(seat=1)
+    assert render(r.ctl)[0][-1] == "waiting..."
+    out = r.host("headline", "Round 2 Adventure: Blue's turn")
+    assert types(out) == ["ack"]  # reliable: acknowledged, nothing else said
+    lines, _ = render(r.ctl)
+    assert lines[:2] == ["Seat 2 Green", "t1"]
+    assert lines[3:] == ["Round 2", "Adventure:", "Blue's turn"]
+    r.host("prompt", 4, False, False, "Your turn", PIXOID)
+    assert "Blue's turn" not in render(r.ctl)[0]  # a prompt of its own replaces it
+    r.ctl.button(SHORT, r.now)
+    (reveal,) = r.drain()
+    r.ack_all([reveal])
+    r.host("revealed", 4, [[1, "E 1"]], "Green moves.", [[1, reveal["sel"], reveal["nonce"],
+                                                          "dev-1"]])
+    lines, _ = render(r.ctl)
+    assert lines[0] == "VERIFIED" and lines[-3:] == ["Round 2", "Adventure:", "Blue's turn"]
+    r.host("headline", "")
+    assert "Adventure:" not in render(r.ctl)[0]
+
+
 def test_alllocked_without_a_commitment_is_refused() -> None:
     r = Rig()
     r.welcome()

@@ -135,6 +135,12 @@ async def _play_to_the_end(daemon: Daemon, sims: list[SimController], case: Full
         await asyncio.gather(*hands, return_exceptions=True)
         await asyncio.gather(*(asyncio.to_thread(s.stop) for s in sims))
     assert runner.game.result is not None
+    final = runner.game.headline()
+    if final is not None:  # the controllers show where the game stands between prompts
+        for s in sims:
+            shown = [" ".join(v.lines) for v in s.history()]
+            assert any(final.split(" wins")[0] in text for text in shown[-5:]), shown[-1]
+            assert any("Adventure:" in t and "'s turn" in t for t in shown), s.uid
     n = _check(daemon.journal, [s.uid for s in sims])
     if case.decisions is not None:
         assert n == case.decisions

@@ -99,6 +99,7 @@ class Controller:
         self.alarm = None  # "REVEAL MISMATCH": the host told something that does not verify
         self.error = None
         self.notice = None
+        self.headline = ""  # where the table's game stands (the host's `headline`)
         self.changed = True
         self._mark = 0
         self.closed = store.load(True)  # prompt ids closed: never asked again (store.CLOSED)
@@ -204,6 +205,9 @@ class Controller:
             if self.record is not None and msg["pid"] == self.record["pid"]:
                 self.host_has_commit = msg["state"] == "locked"
                 self.changed = True
+        elif t == "headline":
+            self.headline = msg["text"][:60]
+            self.changed = True
         elif t == "error":
             self._error(msg)
         elif t == "config":

@@ -89,7 +89,11 @@ def render(ctl, battery_low=False, booting=False):
         lines = ["Waiting for", "a seat", ctl.table[:COLS]]
         led = LED_WAIT_SEAT
     elif state == c.IDLE:
-        lines = [seat_line(ctl), ctl.table[:COLS], "", "waiting..."]
+        lines = [seat_line(ctl), ctl.table[:COLS], ""]
+        if ctl.headline:
+            wrap(ctl.headline, ROWS - 3, lines)
+        else:
+            lines.append("waiting...")
     elif state == c.PROGRAMMING:
         wrap(ctl.prompt[3], 3, lines)
         wheel_lines(ctl, lines)
@@ -117,6 +121,8 @@ def render(ctl, battery_low=False, booting=False):
             if len(lines) >= ROWS:
                 break
             lines.append(("%d %s" % (seat_choice[0] + 1, seat_choice[1]))[:COLS])
+        if ctl.headline and len(lines) < ROWS - 1:  # what comes next, under the reveal
+            wrap(ctl.headline, ROWS - len(lines), lines)
     if ctl.alarm is not None:
         lines.insert(0, ctl.alarm)
     if ctl.notice is not None and len(lines) < ROWS:

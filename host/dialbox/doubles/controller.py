@@ -75,6 +75,8 @@ class ControllerDouble:
         self.mismatches: list[Frame] = []
         """`alllocked` without its commitment, `revealed` that does not confirm its reveal."""
         self.errors: list[Frame] = []
+        self.headline = ""
+        """The host's last `headline` (where the table's game stands)."""
         self.received: deque[Frame] = deque(maxlen=keep)
         """The latest frames received (bounded: a benchmark runs a thousand doubles for long)."""
         self.on_frame: Callable[[Frame], None] | None = None
@@ -317,6 +319,9 @@ class ControllerDouble:
             elif msg["seq"] in self._seen:
                 return
             self._seen = (self._seen + [msg["seq"]])[-16:]
+        if t == "headline":
+            self.headline = msg["text"]
+            return
         if t == "welcome":
             self.seat = msg["seat"] if msg["seat"] >= 0 else None
             s = self.secret

@@ -146,6 +146,13 @@ class Game(ABC):
         A seat sees its own private information only; the generic non-interference test
         (tests/engine/test_secrets.py) checks every registered game."""
 
+    def headline(self) -> str | None:
+        """Where the game stands, in one public line of at most 60 characters that every
+        seated controller shows between its own prompts (e.g. "Round 2 Adventure: Blue's
+        turn"); None: the controllers just wait. Public information only: the generic
+        non-interference test compares it like the public view."""
+        return None
+
     def public_part(self, ask: Ask, selection: Selection) -> str | None:
         """What the table learns at once from a private answer, in words (None: nothing),
         e.g. that a Ship plays a Bonus token, not which one. Shown with the reveal; the

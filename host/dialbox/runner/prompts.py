@@ -52,6 +52,7 @@ from dialbox_protocol.models import (
     AllLocked,
     Commit,
     Error,
+    Headline,
     Message,
     Prompt,
     Reveal,
@@ -65,6 +66,8 @@ log = logging.getLogger("dialbox.runner")
 
 CLOSED_KEPT = 16
 """Prompts lately answered or voided whose late frames are ignored, not refused."""
+HEADLINE_MAX = 60
+"""Characters of a `headline` frame (docs/protocol.md)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +128,8 @@ class PromptCycle:
         self.refused_reveals: list[str] = []
         """Why controllers' reveals were refused (mismatch, illegal), for the demo's summary."""
         self._locked_at: float | None = None
+        self.headline = ""
+        """The last `headline` sent to the seated controllers ("" = none yet)."""
 
     # ------------------------------------------------------------------ opening prompts
 
@@ -144,6 +149,7 @@ class PromptCycle:
         if not self.seating.table.full:
             return
         d = self.game.pending
+        self.tell_headline()
         if d is None:
             self.game_over()
             return
@@ -164,6 +170,18 @@ class PromptCycle:
                 self._bot_answer(box, ask)
                 if self.box is not box:
                     return
+
+    def tell_headline(self) -> None:
+        """Send every seated controller where the game stands, when that changed (a game
+        without a headline sends nothing)."""
+        text = (self.game.headline() or "")[:HEADLINE_MAX]
+        if text == self.headline:
+            return
+        self.headline = text
+        for seat in range(len(self.seating.table.seats)):
+            s = self.seating.session_of(seat)
+            if s is not None:
+                s.post(Headline(text=text))
 
     def prompt_for(self, box: Lockbox, seat: int) -> Prompt:
         d = self.game.pending
@@ -224,6 +242,10 @@ class PromptCycle:
 
     def resume(self, session: Session, seat: int, snap: Snapshot) -> None:
         """A seated controller is back: where is it in the open (or last) prompt?"""
+        text = (self.game.headline() or "")[:HEADLINE_MAX]
+        if text:  # where the game stands, as the others were told (also after a restart)
+            self.headline = text
+            session.post(Headline(text=text))
         box = self.box
         asked = (box is not None and seat in box.seats
                  and box.phase in (Phase.OPEN, Phase.ALL_LOCKED))

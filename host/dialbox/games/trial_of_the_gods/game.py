@@ -205,6 +205,45 @@ class TrialOfTheGods(Game):
             v["result"] = self.result.to_json()
         return v
 
+    def headline(self) -> str | None:
+        """The phase and whose turn it is, for every controller between its own prompts."""
+        if self.result is not None:
+            won = self.result.winners[0]
+            return f"Game over: {self.seat_name(won)} wins with {self.result.scores[won]} VP"
+        d = self.pending
+        if d is None:
+            return None
+        names = " & ".join(self.seat_name(s) for s in d.seats)
+        topic = d.asks[0].topic
+        if self.phase == "end":
+            return "End of Game: the final count"
+        where = f"Round {self.round} {PHASE_TITLES[self.phase]}"
+        if topic == "trial.olympics_card":
+            return f"{where}: {names} picks the Olympics card"
+        if self.phase == "adventure" and self.active is not None:
+            who = self.seat_name(self.active)
+            if topic == "trial.turn":
+                return f"{where}: {who}'s turn"
+            if topic == "trial.track":
+                return f"{where}: {who} changes a track"
+            return f"{where}: {who} fights"
+        if self.phase == "olympics":
+            k = len(self.competition_reveals)
+            if topic == "trial.competition":
+                return f"{where}: Competition {k + 1} of {O.COMPETITIONS}"
+            if topic == "trial.effect":
+                return f"{where}: {names}: numbers or Effect?"
+            if topic == "trial.tiebreak":
+                return f"{where}: a tie, {names} counts"
+            if topic == "trial.fervor_bonus":
+                return f"{where}: Fervor bonus"
+            if topic == "trial.track":
+                return f"{where}: {names} changes a track"
+            return f"{where}: Skills dice"
+        if topic == "trial.track":
+            return f"{where}: {names} changes a track"
+        return f"{where} Phase"
+
     # ------------------------------------------------------------------ the flow
 
     def flow(self) -> Flow:
