@@ -59,7 +59,9 @@ class BoardHal:
             self.bat = bat
         self.bat_low = False
         self.bat_at = ticks_ms()
-        self.wlan = None
+        from dialbox_fw.hal.wifi import Wifi
+
+        self.wifi = Wifi()
 
     def board_name(self):
         return self.profile["board"]
@@ -75,7 +77,7 @@ class BoardHal:
     def battery_low(self):
         if self.adc is None:
             return False
-        if self.bat.get("wifi_shared") and self.wlan is not None and self.wlan.active():
+        if self.bat.get("wifi_shared") and self.wifi.active():
             return self.bat_low  # the ADC pin is the WiFi chip's clock while WiFi is on
         now = ticks_ms()
         if ticks_diff(now, self.bat_at) > 10000:
@@ -97,24 +99,7 @@ class BoardHal:
         return StdioStream()
 
     async def wifi_connect(self, ssid, psk, timeout_ms):
-        import asyncio
-
-        import network
-
-        if self.wlan is None:
-            self.wlan = network.WLAN(network.STA_IF)
-        w = self.wlan
-        if w.isconnected():
-            return True
-        w.active(True)
-        w.connect(ssid, psk)
-        t0 = ticks_ms()
-        while ticks_diff(ticks_ms(), t0) < timeout_ms:
-            if w.isconnected():
-                return True
-            await asyncio.sleep(0.2)
-        w.disconnect()
-        return False
+        return await self.wifi.connect(ssid, psk, timeout_ms)
 
     def poll(self, now):
         pass

@@ -24,6 +24,7 @@ _DRIVER_MODULES = {
 }
 _HAL_HARDWARE = {
     "board.py",
+    "wifi.py",
     "ssd1306.py",
     "encoders_rp2.py",
     "encoders_esp32.py",
