@@ -375,6 +375,14 @@ def test_the_headline_shows_while_idle_and_under_a_reveal_and_clears() -> None:
     assert "Adventure:" not in render(r.ctl)[0]
 
 
+def test_characters_the_font_lacks_show_as_question_marks() -> None:
+    r = Rig()
+    r.welcome(seat=0)
+    r.host("headline", "Caf\u00e9 \u2014 ok")
+    lines, _ = render(r.ctl)
+    assert "Caf? ? ok" in lines and all(" " <= ch <= "~" for ln in lines for ch in ln)
+
+
 def test_alllocked_without_a_commitment_is_refused() -> None:
     r = Rig()
     r.welcome()

@@ -132,4 +132,21 @@ def render(ctl, battery_low=False, booting=False):
             lines = lines[: ROWS - 1]
         lines.append("LOW BATTERY")
         led = LED_BATTERY
-    return lines[:ROWS], led
+    lines = lines[:ROWS]
+    for i in range(len(lines)):
+        lines[i] = font_only(lines[i])
+    return lines, led
+
+
+def font_only(line):
+    """The line with every character the 8x8 font lacks (outside ASCII 32-126) shown as "?"
+    (the host already folds what it sends; a frame from elsewhere may still hold any)."""
+    for ch in line:
+        if not " " <= ch <= "~":
+            break
+    else:
+        return line
+    out = ""
+    for ch in line:
+        out += ch if " " <= ch <= "~" else "?"
+    return out

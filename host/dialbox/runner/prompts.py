@@ -41,6 +41,7 @@ from dialbox.journal.entries import (
     WithdrawEntry,
 )
 from dialbox.lockbox import Lockbox, Phase, Verdict
+from dialbox.runner.oled import oled_text
 from dialbox.runner.pids import PromptIds
 from dialbox.runner.public import PublicRecord
 from dialbox.runner.seating import Record, Seating
@@ -174,7 +175,7 @@ class PromptCycle:
     def tell_headline(self) -> None:
         """Send every seated controller where the game stands, when that changed (a game
         without a headline sends nothing)."""
-        text = (self.game.headline() or "")[:HEADLINE_MAX]
+        text = oled_text(self.game.headline() or "")[:HEADLINE_MAX]
         if text == self.headline:
             return
         self.headline = text
@@ -188,7 +189,8 @@ class PromptCycle:
         assert d is not None
         ask = d.ask_for(seat)
         wheels = [w.to_wire(i) if w is not None else None for i, w in enumerate(ask.wheels)]
-        return Prompt(pid=box.pid, sealed=box.sealed, unlock=box.unlock, text=ask.text[:60],
+        return Prompt(pid=box.pid, sealed=box.sealed, unlock=box.unlock,
+                      text=oled_text(ask.text)[:60],
                       wheels=wheels)
 
     def owes(self, seat: int) -> bool:
@@ -242,7 +244,7 @@ class PromptCycle:
 
     def resume(self, session: Session, seat: int, snap: Snapshot) -> None:
         """A seated controller is back: where is it in the open (or last) prompt?"""
-        text = (self.game.headline() or "")[:HEADLINE_MAX]
+        text = oled_text(self.game.headline() or "")[:HEADLINE_MAX]
         if text:  # where the game stands, as the others were told (also after a restart)
             self.headline = text
             session.post(Headline(text=text))
@@ -416,7 +418,7 @@ class PromptCycle:
             told = "an answer was refused" if d is not None and d.private else reason
         # no reveal in it: the decision is asked again, and the choices made for this
         # prompt must not be seen before the new one is all-locked
-        note = Revealed(seq=1, pid=box.pid, choices=[], summary=f"Void: {told}"[:120])
+        note = Revealed(seq=1, pid=box.pid, choices=[], summary=oled_text(f"Void: {told}")[:120])
         for seat in box.seats:
             self.last_told[seat] = note
             s = self.seating.session_of(seat)

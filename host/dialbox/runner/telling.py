@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dialbox.engine.decisions import Ask, Decision
 from dialbox.engine.events import Event
 from dialbox.engine.wheels import Selection
+from dialbox.runner.oled import oled_text
 from dialbox.table.state import RevealState
 from dialbox_protocol import codec
 from dialbox_protocol.models import Revealed
@@ -63,7 +64,11 @@ def _over(frame: Revealed) -> int:
 
 def fit(frame: Revealed) -> Revealed:
     """The frame, its summary shortened if the whole would not fit in one frame (1 KB):
-    six seats' labels and reveals leave room for most of a summary, not for every escape."""
+    six seats' labels and reveals leave room for most of a summary, not for every escape.
+    Its texts are folded to the OLED font's characters (`oled_text`)."""
+    frame = frame.model_copy(update={
+        "summary": oled_text(frame.summary)[:SUMMARY_MAX],
+        "choices": [(seat, oled_text(text)[:LABELS_MAX]) for seat, text in frame.choices]})
     over = _over(frame)
     while over > 0 and frame.summary:
         frame = frame.model_copy(update={"summary": frame.summary[:-max(1, over // 6)]})
