@@ -12,6 +12,7 @@ from dialbox_fw import FW_VERSION
 from dialbox_fw.core import wheels as wheelmod
 from dialbox_fw.core.button import LONG, SHORT
 from dialbox_fw.core.clock import ticks_diff
+from dialbox_fw.core.entropy import Entropy
 from dialbox_fw.core.session import SERIAL_RTO, Session
 from dialbox_protocol import codec
 
@@ -53,7 +54,8 @@ class Controller:
 
     Inputs: handle(msg, now) for each decoded frame or DecodeError, turn(wheel, detents,
     now), button(event, now), tick(now). Nothing here touches hardware: `store` keeps the
-    lock record (selection + nonce) across resets, `urandom` draws nonces, `on_config`
+    lock record (selection + nonce) across resets, `urandom` feeds the nonces' entropy
+    pool (core/entropy.py, stirred with the timing of turns and presses), `on_config`
     receives provisioning. `key` is the device key (bytes, from config.json) that each
     hello proves, or None. `changed` is set whenever the screen or LED should be redrawn.
     """
@@ -82,6 +84,7 @@ class Controller:
 
             urandom = os.urandom
         self.urandom = urandom
+        self.entropy = Entropy(urandom, uid)
         self.on_config = on_config
         self.state = CONNECTING
         self.linked = False
@@ -404,6 +407,7 @@ class Controller:
 
     def turn(self, wheel, detents, now):
         """Whole detents from the encoder of one wheel (0 left, 1 centre, 2 right)."""
+        self.entropy.stir(wheel << 8 | detents & 255, now)
         if self.state != PROGRAMMING or detents == 0:
             return
         w = self.wheels[wheel]
@@ -416,6 +420,7 @@ class Controller:
                 self._send("status", [self.prompt[0], "editing"], now)
 
     def button(self, event, now):
+        self.entropy.stir(event, now)
         if event == SHORT:
             if self.state == PROGRAMMING and self.prompt is not None:
                 self.lock(now)
@@ -437,7 +442,7 @@ class Controller:
     def lock(self, now):
         pid, sealed, _unlock, _text = self.prompt
         sel = wheelmod.selection(self.wheels)
-        nonce = self.urandom(codec.NONCE_BYTES)
+        nonce = self.entropy.draw(codec.NONCE_BYTES)
         nonce_text = codec.b64(nonce)
         if sealed:
             c = codec.commitment(sel, nonce, pid, self.uid)

@@ -2,12 +2,19 @@
 
 from machine import Encoder, Pin
 
+from dialbox_fw.core.quadrature import DetentCounter
+
 
 class PcntEncoder:
-    """Hardware-counted quadrature (x4): counts -> detents, snapped to whole detents."""
+    """Hardware-counted quadrature (x4): counts -> whole detents, snapped to the nearest.
+
+    The PCNT does not tell the pin state, so take() snaps to the nearest whole detent with
+    a tie toward zero (DetentCounter without a state): with 4 counts per detent, 3 counts
+    (a bounce left one short) report the detent, 2 (half way) do not yet, 5 report one; what
+    is left over (at most half a detent) is kept for the next take, so nothing drifts.
+    """
 
     def __init__(self, unit, pin_a, pin_b, counts_per_detent=4, filter_ns=1000):
-        self.cpd = counts_per_detent
         self.enc = Encoder(
             unit,
             Pin(pin_a, Pin.IN, Pin.PULL_UP),
@@ -15,13 +22,11 @@ class PcntEncoder:
             phases=4,
             filter_ns=filter_ns,
         )
-        self.reported = 0  # counts already turned into detents
+        self.counter = DetentCounter(counts_per_detent, 0, self.enc.value())
 
     def take(self):
-        diff = self.enc.value() - self.reported
-        d = diff // self.cpd if diff >= 0 else -(-diff // self.cpd)
-        self.reported += d * self.cpd
-        return d
+        """Whole detents since the last take. Main loop only; allocates nothing."""
+        return self.counter.detents(self.enc.value())
 
 
 def make(profile):
