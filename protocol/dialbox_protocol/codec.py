@@ -236,8 +236,10 @@ _HEXD = "0123456789abcdef"
 
 
 def _enc_str(s, out):
-    for ch in s:
-        if ch == '"' or ch == "\\" or not 32 <= ord(ch) < 127:
+    # the check walks the bytes: iterating a str makes a 1-character string per character,
+    # which MicroPython interns (a new qstr pool, one contiguous block, can then fail)
+    for b in s.encode():
+        if b == 34 or b == 92 or not 32 <= b < 127:
             break
     else:  # plain printable ASCII: one piece (same output, far fewer small allocations)
         out.append('"' + s + '"')

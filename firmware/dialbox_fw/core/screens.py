@@ -140,13 +140,18 @@ def render(ctl, battery_low=False, booting=False):
 
 def font_only(line):
     """The line with every character the 8x8 font lacks (outside ASCII 32-126) shown as "?"
-    (the host already folds what it sends; a frame from elsewhere may still hold any)."""
-    for ch in line:
-        if not " " <= ch <= "~":
+    (the host already folds what it sends; a frame from elsewhere may still hold any).
+    Walks the UTF-8 bytes: iterating the str would intern a string per character."""
+    data = line.encode()
+    for b in data:
+        if not 32 <= b <= 126:
             break
     else:
         return line
-    out = ""
-    for ch in line:
-        out += ch if " " <= ch <= "~" else "?"
-    return out
+    out = bytearray()
+    for b in data:
+        if 32 <= b <= 126:
+            out.append(b)
+        elif not 0x80 <= b < 0xC0:  # one "?" per character: continuation bytes add none
+            out.append(63)
+    return out.decode()

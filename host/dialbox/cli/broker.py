@@ -31,6 +31,11 @@ def add_parser(sub: Any) -> None:
     c.add_argument("--tls-key", default=None)
     c.add_argument("--tls-ca", default=None)
     c.add_argument("--tls-port", type=int, default=8883)
+    c.add_argument("--tls-names", default=None, metavar="NAME,IP,...",
+                   help="generate a private CA and a server certificate for these broker "
+                   "host names and IP addresses (localhost and 127.0.0.1 are always in) "
+                   "into OUT/tls and listen with TLS on --tls-port; an existing CA there "
+                   "is kept. Copy OUT/tls/ca.der onto each controller as ca.der")
     c.set_defaults(func=run_config)
     def usage(_args: argparse.Namespace) -> int:
         p.print_help()
@@ -58,16 +63,31 @@ def run_config(args: argparse.Namespace) -> int:
     if bool(args.tls_cert) != bool(args.tls_key):
         print("dialbox broker config: --tls-cert and --tls-key go together", file=sys.stderr)
         return 2
+    tls_names = None if args.tls_names is None else args.tls_names.split(",")
+    from dialbox.broker.certs import CertError
+
     try:
         files = write_broker_config(
             args.out, tables, port=args.port, bind=args.bind, admin_user=args.admin,
             tls_cert=args.tls_cert, tls_key=args.tls_key, tls_ca=args.tls_ca,
-            tls_port=args.tls_port, run_as=args.run_as,
+            tls_port=args.tls_port, tls_names=tls_names, run_as=args.run_as,
         )
-    except ValueError as e:
+    except (ValueError, CertError) as e:
         print(f"dialbox broker config: {e}", file=sys.stderr)
         return 2
     print(f"wrote {files.conf}, {files.passwords}, {files.acl}")
+    if files.tls is not None:
+        t = files.tls
+        print(f"TLS on port {args.tls_port}: server certificate {t.cert} for "
+              f"{', '.join(t.names)}, signed by the CA {t.ca_cert} (its key: {t.ca_key}, "
+              f"keep it private)")
+        print(f"  controllers: copy {t.ca_der} onto each one's flash as ca.der (in safe "
+              f"boot: docs/controller.md, MQTT over TLS), then provision with --mqtt-port "
+              f"{args.tls_port} and --broker one of the names above")
+        if args.tls_port != 8883:
+            print('  (only port 8883 means TLS by itself: on another port, add "tls": true '
+                  "to each controller's config.json)")
+        print(f"  daemon: [mqtt] port = {args.tls_port}, tls_ca = \"{t.ca_cert}\"")
     print("credentials (shown once; put the host's in the daemon config, each controller's "
           "on that controller):")
     for user, password in files.credentials.items():
