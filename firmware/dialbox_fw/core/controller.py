@@ -446,9 +446,10 @@ class Controller:
         nonce_text = codec.b64(nonce)
         if sealed:
             c = codec.commitment(sel, nonce, pid, self.uid)
-            self.record = {"pid": pid, "sel": sel, "nonce": nonce_text, "commitment": c}
-            self.record["sealed"] = True
-            self.store.save(self.record)
+            rec = {"pid": pid, "sel": sel, "nonce": nonce_text, "commitment": c}
+            rec["sealed"] = True
+            self.store.save(rec)  # first: a flash error leaves no unsaved lock in RAM
+            self.record = rec
             self._send("commit", [pid, c], now)
         else:
             # open prompt: nothing to hide, the answer goes out now (kept in RAM until done)

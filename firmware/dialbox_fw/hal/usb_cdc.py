@@ -8,8 +8,13 @@ class StdioStream:
     """Non-blocking reads from sys.stdin and writes to sys.stdout on MicroPython.
 
     On rp2 a multi-byte read of sys.stdin blocks until it is full, so readinto() polls
-    and reads single bytes while poll says more are waiting. Call micropython.kbd_intr(-1)
-    first so a 0x03 byte in the data is not taken as Ctrl-C.
+    and reads single bytes while poll says more are waiting.
+
+    Ctrl-C stays on (micropython.kbd_intr is left alone): a 0x03 byte raises
+    KeyboardInterrupt in the app, which is how mpremote stops it to reach the REPL (every
+    deploy after the first needs that). It costs the protocol nothing: a valid frame is
+    printable ASCII ending in a newline (the codec refuses anything else), so a 0x03 never
+    occurs inside one, and nothing the host sends is lost to it.
     """
 
     def __init__(self):

@@ -7,11 +7,20 @@ object per line:
   test -> sim  {"op": "turn", "wheel": 0, "detents": -2, "bounce": false}
                {"op": "press", "ms": 120}
                {"op": "mem"}     (answered by an "mem" event: heap after gc, peak)
+               {"op": "reset"}   (the reset button: reset() as machine.reset() on a board)
+               {"op": "hang", "ms": 3000}  (the main loop stops for that long: stuck bus)
                {"op": "quit"}
   sim -> test  {"ev": "view", "lines": [...], "led": "rrggbb", "state": "locked",
                 "wire": "locked", "pid": 17, "linked": true}
                {"ev": "mem", "alloc": bytes, "free": bytes, "peak": bytes}
+               {"ev": "reset", "n": resets since start, "detail": "button" | "watchdog" | ...}
   (a view also carries "lock": [pid, sel] while the controller holds a lock record)
+
+Resets: reset() counts, reports and raises app.Reset instead of returning: the stack
+unwinds as a real reset would take it down, app.run() returns and the caller (sim.main)
+boots again in the same process, from flash (the working directory). The watchdog is off
+unless DIALBOX_SIM_WDT_MS asks for one: then feed() starts it (the first call) and resets
+the firmware when a pass took longer than that.
 
 Turns become the A/B pin waveform of a detented encoder and go through the same
 Quadrature decoder as the pin-interrupt driver, so bounce and fast spins are real input.
@@ -25,7 +34,7 @@ import socket
 import sys
 
 from dialbox_fw.core import quadrature
-from dialbox_fw.core.clock import ticks_diff
+from dialbox_fw.core.clock import ticks_diff, ticks_ms
 from dialbox_fw.core.controller import STATE_NAMES
 
 _MEM = hasattr(gc, "mem_alloc")  # MicroPython only
@@ -82,6 +91,9 @@ class VirtualHal:
         self.rx = b""
         self.resets = 0
         self.peak = 0  # highest gc.mem_alloc() seen by poll() (benchmarks)
+        wdt = int(getenv("DIALBOX_SIM_WDT_MS", "0"))
+        # the watchdog, when asked for: [timeout ms, last fed (None: not started)]
+        self.watchdog = [wdt, None] if wdt else None
         if control:
             host, port = control.rsplit(":", 1)
             addr = socket.getaddrinfo(host, int(port))[0][-1]
@@ -114,8 +126,29 @@ class VirtualHal:
 
             traceback.print_exception(e)
 
-    def reset(self):
+    def reset(self, detail="reset"):
+        """machine.reset(): never returns. Counted, told on the control channel and in the
+        log, then app.Reset unwinds the app; the caller boots it again."""
+        from dialbox_fw import app
+
         self.resets += 1
+        if self.watchdog is not None:
+            self.watchdog[1] = None  # a reset stops the watchdog; the next boot starts it
+        sys.stderr.write("dialbox sim: reset (%s)\n" % detail)
+        self.send({"ev": "reset", "n": self.resets, "detail": detail})
+        raise app.Reset(detail)
+
+    def feed(self):
+        """Called once a pass. The first call starts the watchdog, when DIALBOX_SIM_WDT_MS
+        asks for one (a board's machine.WDT); a pass that took longer than its timeout (a
+        "hang") is what would have let a real watchdog reset the board."""
+        w = self.watchdog
+        if w is None:
+            return
+        now = ticks_ms()
+        if w[1] is not None and ticks_diff(now, w[1]) > w[0]:
+            self.reset("watchdog")
+        w[1] = now
 
     def serial_stream(self):
         if getenv("DIALBOX_SIM_LINK", "pty") != "pty":
@@ -165,8 +198,12 @@ class VirtualHal:
             self.rx += data
         while b"\n" in self.rx:
             i = self.rx.index(b"\n")
+            cmd = json.loads(self.rx[:i])
+            if cmd.get("op") == "reset":  # the reset button: out of the buffer, then reset
+                self.rx = self.rx[i + 1 :]
+                self.reset("button")
             # a command leaves the buffer only once done, so a MemoryError cannot lose it
-            self.command(json.loads(self.rx[:i]))
+            self.command(cmd)
             self.rx = self.rx[i + 1 :]
 
     def readable(self):
@@ -187,6 +224,10 @@ class VirtualHal:
             self.send(
                 {"ev": "mem", "alloc": gc.mem_alloc(), "free": gc.mem_free(), "peak": self.peak}
             )
+        elif op == "hang":
+            import time
+
+            time.sleep(cmd["ms"] / 1000)
         elif op == "quit":
             raise SystemExit("asked to quit")
 

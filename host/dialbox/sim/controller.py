@@ -41,7 +41,7 @@ LinkKind = Literal["pty", "mqtt"]
 START_TIMEOUT = 15.0
 HISTORY = 1000  # views kept by history()
 HEAP_PTY = "128k"
-HEAP_MQTT = "128k"
+HEAP_MQTT = "160k"
 
 
 class SimError(RuntimeError):
@@ -109,7 +109,10 @@ class SimController:
 
     turn()/press() act on the virtual wheels and button; screen()/led()/view() read the
     latest redraw; kill() is a power cut (flash in state_dir survives) and start() boots
-    again; unplug()/replug() pull and reinsert the USB cable (the pty node disappears).
+    again; unplug()/replug() pull and reinsert the USB cable (the pty node disappears);
+    reset() presses the reset button (the firmware's own reset path, as machine.reset() on
+    a board: it boots again in the same process, from flash); hang() stops its main loop
+    for a while, which with `watchdog_ms` set lets the virtual watchdog reset it.
     """
 
     def __init__(
@@ -124,6 +127,7 @@ class SimController:
         mqtt: MqttSettings | None = None,
         heap: str | None = None,
         key: bytes | None = None,
+        watchdog_ms: int | None = None,
     ) -> None:
         if link == "mqtt" and mqtt is None:
             mqtt = MqttSettings()
@@ -133,6 +137,9 @@ class SimController:
         self.board = board
         self.auto = auto
         self.mqtt = mqtt
+        self.watchdog_ms = watchdog_ms
+        """The virtual watchdog's timeout (DIALBOX_SIM_WDT_MS), or None: no watchdog, as
+        the simulator has by default."""
         self.key = key
         """The device key provisioned into its config.json (the host's key store must hold
         the same one: `KeyStore.ensure(uid)` makes and keeps it), or None."""
@@ -157,6 +164,12 @@ class SimController:
         kill/start): what a test compares with the answers the host applied."""
         self.relocks: list[tuple[int, tuple[int, ...]]] = []
         """(pid, selection) of every later lock for a pid that differs from the first."""
+        self.resets: list[str] = []
+        """Why the firmware reset itself, one entry per reset ("button", "watchdog",
+        "reset" for provisioning or a fatal exception), across kill/start."""
+        self.reset_views: list[int] = []
+        """For each reset, the `serial` of the last view before it: a view with a higher
+        serial was drawn by the firmware booted again."""
 
     # ------------------------------------------------------------ lifecycle
 
@@ -347,6 +360,8 @@ class SimController:
             DIALBOX_SIM_LINK=self.link,
             DIALBOX_SIM_AUTO="1" if self.auto else "0",
         )
+        if self.watchdog_ms:
+            env["DIALBOX_SIM_WDT_MS"] = str(self.watchdog_ms)
         if self.runtime == "micropython":
             env["MICROPYPATH"] = f".frozen:{sim_bundle()}"
         else:
@@ -415,6 +430,11 @@ class SimController:
                     with self._cond:
                         self._mem = ev
                         self._cond.notify_all()
+                elif ev.get("ev") == "reset":
+                    with self._cond:
+                        self.resets.append(str(ev.get("detail", "")))
+                        self.reset_views.append(self._views)
+                        self._cond.notify_all()
 
     def _on_view(self, ev: dict[str, Any]) -> None:
         with self._cond:
@@ -471,6 +491,31 @@ class SimController:
     def press(self, ms: int = 100) -> None:
         """Hold the button for ms milliseconds: short (< 800 ms) locks, ~1 s unlocks."""
         self._control({"op": "press", "ms": ms})
+
+    def reset(self) -> None:
+        """Press the reset button: the firmware's HAL reset() (machine.reset() on a board).
+        The controller boots again in the same process, from its flash; the pty stays (a
+        board whose USB port re-enumerates: unplug() and replug() around it)."""
+        self._control({"op": "reset"})
+
+    def hang(self, ms: int) -> None:
+        """Stop the firmware's main loop for ms milliseconds (a stuck bus, a livelock). With
+        `watchdog_ms` below ms, its watchdog resets it when the loop comes back."""
+        self._control({"op": "hang", "ms": ms})
+
+    def wait_resets(self, n: int, timeout: float = 10.0) -> list[str]:
+        """Block until the firmware has reset itself n times since this object started it
+        first; the reasons. SimError on timeout."""
+        deadline = time.monotonic() + timeout
+        with self._cond:
+            while len(self.resets) < n:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise SimError(
+                        f"{self.uid}: {len(self.resets)} resets, not {n}; log: {self.log_tail()}"
+                    )
+                self._cond.wait(min(left, 0.2))
+            return list(self.resets)
 
     def memory(self, timeout: float = 10.0) -> dict[str, int]:
         """The firmware's heap: {"alloc", "free"} after a gc.collect(), and the "peak" alloc
