@@ -45,7 +45,8 @@ def add_parser(sub: Any) -> None:
                       help="provision without a device key (a host with require_keys on "
                       "refuses the controller)")
     v.set_defaults(func=run_provision)
-    h = fsub.add_parser("hardware", help="regenerate hardware/<board>/: pinout, Wokwi diagram, netlist and BOM")
+    h = fsub.add_parser("hardware", help="regenerate hardware/<board>/: pinout, Wokwi "
+                        "diagram, netlist and BOM")
     h.set_defaults(func=run_hardware)
     p.set_defaults(func=lambda _a: _usage(p))
 
