@@ -4,8 +4,6 @@ drivers' take() under heap_lock on the MicroPython unix port."""
 
 from __future__ import annotations
 
-import importlib
-import sys
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -116,17 +114,8 @@ def test_state_rule_any_walk_reads_exactly_its_detents_at_rest(
 @pytest.fixture
 def esp32() -> Iterator[tuple[ModuleType, ModuleType]]:
     fake_machine = fakehw.load("fake_machine")
-    saved = {k: sys.modules.get(k) for k in ("machine", ESP32)}
-    sys.modules["machine"] = fake_machine
-    sys.modules.pop(ESP32, None)
-    try:
-        yield importlib.import_module(ESP32), fake_machine
-    finally:
-        for k, m in saved.items():
-            if m is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = m
+    with fakehw.imported(ESP32, {"machine": fake_machine}) as mod:
+        yield mod, fake_machine
 
 
 def test_pcnt_driver_snaps_to_the_nearest_detent(esp32: tuple[ModuleType, ModuleType]) -> None:

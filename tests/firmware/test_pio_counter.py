@@ -12,10 +12,8 @@ No `from __future__ import annotations` here: pioemu reads the input source's an
 """
 
 import bisect
-import importlib
 import random
 import re
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
@@ -43,19 +41,9 @@ def v_of(s: int) -> int:
 def rp2() -> Iterator[tuple[ModuleType, ModuleType]]:
     """(the firmware's encoders_rp2, imported on the stand-ins; the stand-in rp2)."""
     fake_rp2 = fakehw.load("fake_rp2")
-    fake_machine = fakehw.load("fake_machine")
-    saved = {k: sys.modules.get(k) for k in ("rp2", "machine", MOD)}
-    sys.modules["rp2"] = fake_rp2
-    sys.modules["machine"] = fake_machine
-    sys.modules.pop(MOD, None)
-    try:
-        yield importlib.import_module(MOD), fake_rp2
-    finally:
-        for k, m in saved.items():
-            if m is None:
-                sys.modules.pop(k, None)
-            else:
-                sys.modules[k] = m
+    fakes = {"rp2": fake_rp2, "machine": fakehw.load("fake_machine")}
+    with fakehw.imported(MOD, fakes) as mod:
+        yield mod, fake_rp2
 
 
 class Wheel:

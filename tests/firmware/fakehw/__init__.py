@@ -1,7 +1,11 @@
 """Stand-ins for MicroPython's hardware modules (rp2, machine), loaded under their own
 names and put in sys.modules by the tests (CPython) and the mp_*.py scripts (unix port)."""
 
+import contextlib
+import importlib
 import importlib.util
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -16,3 +20,20 @@ def load(name: str) -> ModuleType:
     spec.loader.exec_module(mod)
     return mod
 
+
+
+@contextlib.contextmanager
+def imported(module: str, fakes: dict[str, ModuleType]) -> Iterator[ModuleType]:
+    """`module` imported afresh with `fakes` standing in as sys.modules entries; every entry
+    it touched is put back afterwards."""
+    saved = {k: sys.modules.get(k) for k in (*fakes, module)}
+    sys.modules.update(fakes)
+    sys.modules.pop(module, None)
+    try:
+        yield importlib.import_module(module)
+    finally:
+        for k, m in saved.items():
+            if m is None:
+                sys.modules.pop(k, None)
+            else:
+                sys.modules[k] = m
