@@ -409,3 +409,21 @@ def test_the_link_survives_wifi_errors_and_a_broker_restart_on_micropython(
     assert delays and all(250 <= d <= 30000 for d in delays)
     assert not any("Traceback" in line for line in seen), seen
     assert STAT_CONNECTING != STAT_GOT_IP
+
+
+def test_running_out_of_heap_mid_packet_drops_the_connection_and_makes_room() -> None:
+    from dialbox_fw.transports.mqtt import MqttClient
+
+    class Starving:
+        async def read(self, n: int) -> bytes:
+            raise MemoryError("memory allocation failed, allocating 1024 bytes")
+
+    seen: list[BaseException] = []
+    closed: list[bool] = []
+    c = MqttClient("dboom", "127.0.0.1", 1, on_oom=seen.append,
+                   on_close=lambda: closed.append(True))
+    c.reader = Starving()
+    c.connected = True
+    asyncio.run(c._read_loop())
+    assert len(seen) == 1 and isinstance(seen[0], MemoryError)
+    assert not c.connected and closed == [True]

@@ -132,8 +132,10 @@ class MqttClient:
         on_close=None,
         ssl=None,
         resolver=None,
+        on_oom=None,
     ):
         self.client_id = client_id
+        self.on_oom = on_oom  # called (the MemoryError) when reading a packet ran out of heap
         self.host = host
         self.port = port
         self.user = user
@@ -303,8 +305,9 @@ class MqttClient:
                     self.subacks[(body[0] << 8) | body[1]] = body[2:]
         except asyncio.CancelledError:
             raise
-        except Exception:
-            pass
+        except Exception as e:  # the stream is cut mid-packet: the connection goes
+            if isinstance(e, MemoryError) and self.on_oom is not None:
+                self.on_oom(e)  # make room before the reconnect and the host's retransmission
         await self._lost()
 
     async def _on_publish(self, first, n):

@@ -113,6 +113,7 @@ class MqttLink:
             on_message=self.on_message,
             on_close=self.ready.set,
             resolver=resolver,
+            on_oom=self.starved,
         )
         wifi = getattr(hal, "wifi", None)  # a board's hal.wifi.Wifi: the WiFi country
         if wifi is not None and cfg.get("country"):
