@@ -146,8 +146,8 @@ class NeoPixelBackend:
 
     def __init__(self, config: LedStripConfig) -> None:
         try:
-            import board  # type: ignore[import-not-found]
-            import neopixel  # type: ignore[import-not-found]
+            import board
+            import neopixel
         except (ImportError, NotImplementedError, RuntimeError) as e:
             raise StripUnavailable(
                 f"cannot drive WS2812 pixels here ({e}); on a Raspberry Pi install "
