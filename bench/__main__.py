@@ -13,11 +13,18 @@ def main(argv: list[str]) -> int:
     names = argv or sorted(
         m.name for m in pkgutil.iter_modules([str(here)]) if not m.name.startswith("_")
     )
-    for name in names:
-        print(f"== bench.{name} ==", flush=True)
-        module = importlib.import_module(f"bench.{name}")
-        module.main()
-        print(flush=True)
+    saved = sys.argv
+    try:
+        for name in names:
+            print(f"== bench.{name} ==", flush=True)
+            module = importlib.import_module(f"bench.{name}")
+            # each benchmark runs as `python -m bench.NAME` with no arguments would: one that
+            # reads sys.argv must not take the benchmark names for its own arguments
+            sys.argv = [f"bench.{name}"]
+            module.main()
+            print(flush=True)
+    finally:
+        sys.argv = saved
     return 0
 
 
