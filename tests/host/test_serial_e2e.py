@@ -195,9 +195,11 @@ async def _replay(tmp_path: Path) -> None:
             real_send(data)
 
         a.send_raw = tap  # type: ignore[method-assign]
-        for d in (a, b):
+        for d in (a, b):  # each seated before the next presses: a takes seat 1 (index 0)
             await wait_for(lambda d=d: d.prompt is not None, what="pairing prompt")
             d.lock()
+            await wait_for(lambda d=d: d.seat is not None, what="seated")
+        assert (a.seat, b.seat) == (0, 1)
         pid = await _prompt_open(daemon, [a, b])
         a.lock()
         await wait_for(lambda: runner.box is not None and runner.box.locked(0))
