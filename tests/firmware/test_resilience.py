@@ -26,6 +26,7 @@ from dialbox.firmware_tools import bundle, deploy
 from dialbox.paths import firmware_dir
 from dialbox_protocol import codec
 from tests.firmware.conftest import run_micropython
+from tests.firmware.test_app import Hal as QuietHal
 
 # ------------------------------------------------------------------ fakes
 
@@ -83,14 +84,14 @@ class FakeWdt:
         self.feeds += 1
 
 
-class Hal:
+class Hal(QuietHal):
     """A board-shaped HAL: an optional OLED, a fake watchdog, faults on demand."""
 
     def __init__(self, stream: Stream | None = None) -> None:
+        super().__init__()
         self.stream = stream or Stream()
         self.oled: FakeOled | None = FakeOled()
         self.leds: list[str] = []
-        self.errors: list[Any] = []
         self.resets = 0
         self.wdt: FakeWdt | None = None
         self.polls = 0
@@ -103,20 +104,11 @@ class Hal:
     def unique_id(self) -> str:
         return "res-1"
 
-    def board_name(self) -> str:
-        return "sim"
-
     def can_sense_battery(self) -> bool:
         return True
 
     def battery_low(self) -> bool:
         return self.low
-
-    def take_detents(self, i: int) -> int:
-        return 0
-
-    def button_pressed(self) -> bool:
-        return False
 
     def serial_stream(self) -> Stream:
         return self.stream
@@ -133,9 +125,6 @@ class Hal:
         self.leds.append(led)
         if self.oled is not None:
             self.oled.show(lines)
-
-    def log_error(self, e: Any) -> None:
-        self.errors.append(e)
 
     def feed(self) -> None:
         """As BoardHal.feed: the first call starts the watchdog, the next ones feed it."""
