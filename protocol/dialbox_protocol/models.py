@@ -48,7 +48,12 @@ class Message(BaseModel):
         out = []
         for f, _t in spec[3]:
             v = getattr(self, f)
-            out.append(v if v is None or type(v) in _SCALARS else _plain(v))
+            if v is None or type(v) in _SCALARS or type(v) is list:
+                out.append(v)  # (lists hold only scalars, lists and tuples: no models)
+            elif type(v) is tuple:
+                out.append(list(v))  # nested tuples stay: both JSON encoders write arrays
+            else:
+                out.append(_plain(v))
         return out
 
     def describe(self) -> str:

@@ -238,3 +238,30 @@ def test_a_damaged_entry_is_refused_with_its_place() -> None:
     n = journal.entries("t1")[-1].n
     with pytest.raises(JournalError, match=f"journal entry {n} of table t1 \\(seat\\): seat: "):
         GameRunner(TableSettings("t1", DUEL, 2, seed=3, bots=[0, 1]), journal)
+
+
+def test_a_long_game_keeps_a_bounded_history_in_memory_and_all_of_it_in_the_journal(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import dialbox.runner.prompts as prompts
+    import dialbox.runner.public as public
+    import dialbox.runner.runner as runner_module
+
+    monkeypatch.setattr(runner_module, "HISTORY_KEPT", 4)
+    monkeypatch.setattr(prompts, "HISTORY_KEPT", 4)
+    monkeypatch.setattr(public, "EVENTS_KEPT", 5)
+    journal = Journal(":memory:")
+    settings = TableSettings("t1", DUEL, 2, seed=3, bots=[0, 1], options={"rounds": 50})
+    runner = GameRunner(settings, journal)
+    assert runner.game.over
+    applied = [e for e in journal.entries("t1") if e.kind == "applied"]
+    assert runner.game.decided == len(applied) > 8
+    assert 4 <= len(runner.game.log) <= 8  # the latest answers only
+    assert runner.game.log[-1] == {s: tuple(sel) for s, sel in applied[-1].data["answers"]}
+    assert 4 <= len(runner.game.events) <= 8
+    assert 5 <= len(runner.events) <= 10 and runner.events[-1] == runner.game.events[-1]
+    assert runner.reveal_times.maxlen == 4 and runner.refused_reveals.maxlen == 4
+    with pytest.raises(ValueError, match="cannot be saved"):
+        runner.game.to_json()
+    again = GameRunner(settings, journal)  # the journal still replays the whole game
+    assert again.game.state_hash() == runner.game.state_hash()
+    assert again.game.decided == runner.game.decided

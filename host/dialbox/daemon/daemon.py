@@ -159,12 +159,18 @@ class Daemon:
         hub = MqttHub(address, name, on_link, client_id=f"{self.config.host.name}-{name}")
         due: asyncio.TimerHandle | None = None
         last = -STATE_EVERY
+        sent, sent_on = b"", -1
 
         def send() -> None:
-            nonlocal due, last
+            nonlocal due, last, sent, sent_on
             due = None
             last = asyncio.get_running_loop().time()
-            hub.publish_state(runner.state().model_dump_json().encode())
+            payload = runner.state().model_dump_json().encode()
+            # only a change goes out (and the latest again on a new broker connection: a
+            # restarted broker, or another node of a cluster, may not hold it)
+            if payload != sent or hub.connects != sent_on:
+                sent, sent_on = payload, hub.connects
+                hub.publish_state(payload)
 
         def changed() -> None:
             # at most one retained state message per table every STATE_EVERY seconds: the

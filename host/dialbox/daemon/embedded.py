@@ -227,7 +227,7 @@ async def run_demo(
                     waiting = [s + 1 for s in box.waiting_for] if box is not None else []
                     raise TimeoutError(
                         f"the game did not finish within {timeout:.0f} s "
-                        f"({len(runner.game.log)} decisions; waiting for seats {waiting}; "
+                        f"({runner.game.decided} decisions; waiting for seats {waiting}; "
                         f"seats online {[s.index + 1 for s in runner.table.seats if s.online]})"
                     ) from None
             finally:
@@ -242,7 +242,7 @@ async def run_demo(
             return DemoSummary(
                 game=game, seed=seed, players=players, controllers=uids,
                 transport=transport, runtime=used_runtime,
-                prompts=len(runner.game.log),
+                prompts=runner.game.decided,
                 seconds=time.perf_counter() - started,
                 result=result.to_json() if result else None,
                 reveal_ms=[t * 1000 for t in runner.reveal_times],

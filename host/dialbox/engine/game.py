@@ -88,6 +88,14 @@ class Game(ABC):
         self.events: list[Event] = []
         self._staged: dict[int, Selection] = {}
         self.log: list[dict[int, Selection]] = []
+        """Every answered decision, oldest first (see `log_kept`)."""
+        self.decided = 0
+        """Decisions answered so far (the log's length unless the log is bounded)."""
+        self.log_kept: int | None = None
+        """None: keep the whole log and every event (saves, replays, tests). A number: a
+        long-running host keeps only about that many recent log entries and events (between
+        it and twice it), so memory stays flat over a game of any length; the journal holds
+        every answer. `to_json` then refuses: the log no longer replays from the start."""
         self.result: Result | None = None
         self._next_decision = 1
         self.undisclosed: set[int] = set()
@@ -294,9 +302,17 @@ class Game(ABC):
             clean[ask.seat] = (int(sel[0]), int(sel[1]), int(sel[2]))
         start = len(self.events)
         self.log.append(clean)
+        self.decided += 1
         self._staged = {}
         self._pending = self._advance(clean)
-        return self.events[start:]
+        new = self.events[start:]
+        kept = self.log_kept
+        if kept is not None:  # in chunks: amortised O(1) per decision
+            if len(self.log) > 2 * kept:
+                del self.log[:len(self.log) - kept]
+            if len(self.events) > 2 * kept:
+                del self.events[:len(self.events) - kept]
+        return new
 
     # ------------------------------------------------------------ one seat at a time
 
@@ -362,6 +378,9 @@ class Game(ABC):
         return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def to_json(self) -> dict[str, Any]:
+        if self.decided != len(self.log):
+            raise ValueError(f"only the last {len(self.log)} of {self.decided} decisions are "
+                             "kept (log_kept): this game cannot be saved")
         out: dict[str, Any] = {"game": self.name, "options": self.options.model_dump()}
         if self.start_position is not None:
             out["position"] = self.start_position.model_dump(mode="json")

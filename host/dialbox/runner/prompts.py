@@ -66,6 +66,10 @@ from dialbox_protocol.models import (
 log = logging.getLogger("dialbox.runner")
 
 CLOSED_KEPT = 16
+HISTORY_KEPT = 1000
+"""Recent reveal times, refused reveals, answer-log entries and public events a table keeps
+in memory (the journal keeps everything): bounded so that a table running for days, or the
+capacity benchmark's million-round game, holds a flat memory (docs/host.md, Benchmarks)."""
 """Prompts lately answered or voided whose late frames are ignored, not refused."""
 HEADLINE_MAX = 60
 """Characters of a `headline` frame (docs/protocol.md)."""
@@ -124,10 +128,12 @@ class PromptCycle:
         self.timers = Timers()
         self.finished = asyncio.Event()
         self.over_journaled = False
-        self.reveal_times: list[float] = []
-        """Seconds from the last lock to `revealed` being queued, per sealed prompt."""
-        self.refused_reveals: list[str] = []
-        """Why controllers' reveals were refused (mismatch, illegal), for the demo's summary."""
+        self.reveal_times: deque[float] = deque(maxlen=HISTORY_KEPT)
+        """Seconds from the last lock to `revealed` being queued, per sealed prompt (the
+        latest HISTORY_KEPT: a table that runs for days keeps a flat memory)."""
+        self.refused_reveals: deque[str] = deque(maxlen=HISTORY_KEPT)
+        """Why controllers' reveals were refused (mismatch, illegal), for the demo's summary
+        (the latest HISTORY_KEPT)."""
         self._locked_at: float | None = None
         self.headline = ""
         """The last `headline` sent to the seated controllers ("" = none yet)."""

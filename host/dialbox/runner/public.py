@@ -32,6 +32,8 @@ EVENTS_SHOWN = 10
 """Public events in a TableState (the latest)."""
 REVEALS_KEPT = 8
 """Reveals in a TableState: one state may follow several reveals (a burst of bot answers)."""
+EVENTS_KEPT = 1000
+"""Public events a table keeps in memory (between this and twice this)."""
 
 
 PHASES: dict[Phase, PromptPhase] = {
@@ -45,14 +47,21 @@ class PublicRecord:
 
     def __init__(self) -> None:
         self.events: list[Event] = []
-        """Every public event, oldest first (private events are never added)."""
+        """The public events, oldest first (private events are never added): the latest
+        EVENTS_KEPT to 2 x EVENTS_KEPT of them (the journal keeps every one)."""
         self.reveals: deque[RevealState] = deque(maxlen=REVEALS_KEPT)
 
     def tell(self, events: Iterable[Event]) -> None:
         self.events.extend(e for e in events if e.to is None)
+        self._bound()
 
     def void(self, text: str) -> None:
         self.events.append(Event("prompt.void", text))
+        self._bound()
+
+    def _bound(self) -> None:
+        if len(self.events) > 2 * EVENTS_KEPT:  # in chunks: amortised O(1) per event
+            del self.events[:len(self.events) - EVENTS_KEPT]
 
     def reveal(self, reveal: RevealState) -> None:
         self.reveals.append(reveal)

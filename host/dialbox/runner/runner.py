@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections import deque
 from collections.abc import Callable
 
 from dialbox.engine.bots import BotFactory
@@ -24,7 +25,7 @@ from dialbox.journal import Journal
 from dialbox.journal.entries import FORMAT, TableEntry, parse
 from dialbox.lockbox import Lockbox
 from dialbox.runner.pids import PromptIds
-from dialbox.runner.prompts import PromptCycle
+from dialbox.runner.prompts import HISTORY_KEPT, PromptCycle
 from dialbox.runner.public import PublicRecord, Publisher, table_state
 from dialbox.runner.replay import check_head, replay
 from dialbox.runner.seating import Seating
@@ -62,6 +63,7 @@ class GameRunner:
             game, ids, fmt = info.game(options), PromptIds.fresh(), FORMAT
             record(TableEntry(format=FORMAT, game=settings.game,
                               options=game.options.model_dump(), first_pid=ids.next))
+        game.log_kept = HISTORY_KEPT  # the journal keeps every answer
         self.bot_factory: BotFactory = info.bot(settings.bot)
         self.public = PublicRecord()
         self.publisher = Publisher(self.state)
@@ -105,11 +107,11 @@ class GameRunner:
         return self.public.events
 
     @property
-    def reveal_times(self) -> list[float]:
+    def reveal_times(self) -> deque[float]:
         return self.cycle.reveal_times
 
     @property
-    def refused_reveals(self) -> list[str]:
+    def refused_reveals(self) -> deque[str]:
         return self.cycle.refused_reveals
 
     @property

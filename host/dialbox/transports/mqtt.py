@@ -21,6 +21,7 @@ from gmqtt.mqtt.handler import MQTTConnectError
 
 from dialbox.logbook import LogLimit
 from dialbox.transports.base import BrokerUnavailable, Link, LinkClosed
+from dialbox.transports.cork import Cork, cork_gmqtt
 from dialbox_protocol import codec
 from dialbox_protocol.frames import parse_frame
 
@@ -97,8 +98,15 @@ class BrokerClient(gmqtt.Client):  # type: ignore[misc]
     """gmqtt's client without its own reconnect (it would come back with a persistent
     session and fight a fresh client for the same id): MqttHub.run reconnects."""
 
+    cork: Cork | None = None
+    """This connection's socket, written once per loop turn (dialbox.transports.cork)."""
+
     async def reconnect(self, delay: bool = False) -> None:
         return None
+
+    async def connect(self, *args: Any, **kwargs: Any) -> None:
+        await super().connect(*args, **kwargs)
+        self.cork = cork_gmqtt(self)
 
 
 class Topics:
