@@ -42,6 +42,10 @@ class HostSection(_Strict):
     require_keys: bool = True
     """Refuse a controller whose uid has no device key (off: admit it unauthenticated; a
     uid that has a key must prove it either way)."""
+    workers: int | None = Field(None, ge=1, le=256)
+    """Worker processes `dialbox run` spreads the tables over (`--workers N` overrides it;
+    default: one per core with [mqtt], 1 without; never more than tables). docs/host.md,
+    "Worker processes"."""
 
     def keys_path(self) -> Path:
         return Path(self.keys) if self.keys else Path(self.journal).parent / "keys"
@@ -188,6 +192,7 @@ name = "living-room"
 journal = "/var/lib/dialbox/journal.sqlite"
 # keys = "/var/lib/dialbox/keys"   # device keys (default: next to the journal)
 # require_keys = true              # refuse controllers not paired with `firmware provision`
+# workers = 2                      # processes (default: one per core with [mqtt], else 1)
 
 [serial]
 # USB controllers are found by VID/PID; add explicit ports or globs if needed.
