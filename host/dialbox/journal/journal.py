@@ -43,6 +43,9 @@ log = logging.getLogger("dialbox.journal")
 
 _JSON = json.JSONEncoder(separators=(",", ":"))
 
+BUSY_TIMEOUT = 5.0
+"""Seconds a commit waits for another process's commit to the same file (the worker
+processes of `dialbox run` share one journal: docs/host.md, "Worker processes")."""
 CHECKPOINT_EVERY = 1.0
 """Seconds between two checkpoints of the write-ahead log (in the checkpoint thread)."""
 
@@ -141,7 +144,8 @@ class Journal:
         try:
             if self.path != ":memory:":
                 _create_private(Path(self.path))
-            self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+            self._db = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT, isolation_level=None,
+                                       check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpoint thread does it
