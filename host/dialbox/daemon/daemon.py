@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from dialbox.daemon.config import DaemonConfig
@@ -21,6 +22,9 @@ log = logging.getLogger("dialbox.daemon")
 
 STATE_EVERY = 0.5
 """Seconds between two retained state messages of one table on MQTT (the latest wins)."""
+STATE_REFRESH = 30.0
+"""Seconds after which an unchanged retained state is published again (a subscriber of
+another node of a clustered broker never sees this node's retained copy)."""
 
 
 class SerialDesk:
@@ -84,6 +88,7 @@ class Daemon:
         self.auth = Authenticator(self.keys, config.host.require_keys)
         self.watcher: SerialWatcher | None = None
         self.desk = SerialDesk(list(self.runners.values()))
+        self._refreshers: list[Callable[[], None]] = []
         if config.mqtt is not None:
             m = config.mqtt
             address = BrokerAddress(m.host, m.port, m.user, m.password, m.tls_ca, m.keepalive)
@@ -134,6 +139,8 @@ class Daemon:
                 self._tasks.append(asyncio.create_task(self.watcher.run()))
             for hub in self.hubs.values():
                 self._tasks.append(asyncio.create_task(hub.run()))
+            if self.hubs:
+                self._tasks.append(asyncio.create_task(self._refresh_states()))
             await self._stop.wait()
         finally:
             for t in self._tasks:
@@ -158,19 +165,29 @@ class Daemon:
 
         hub = MqttHub(address, name, on_link, client_id=f"{self.config.host.name}-{name}")
         due: asyncio.TimerHandle | None = None
-        last = -STATE_EVERY
+        last = sent_at = -STATE_EVERY
         sent, sent_on = b"", -1
 
         def send() -> None:
-            nonlocal due, last, sent, sent_on
+            nonlocal due, last, sent, sent_on, sent_at
             due = None
             last = asyncio.get_running_loop().time()
             payload = runner.state().model_dump_json().encode()
-            # only a change goes out (and the latest again on a new broker connection: a
-            # restarted broker, or another node of a cluster, may not hold it)
-            if payload != sent or hub.connects != sent_on:
-                sent, sent_on = payload, hub.connects
+            # only a change goes out, or the same again on a new broker connection and
+            # every STATE_REFRESH (see refresh)
+            if (payload != sent or hub.connects != sent_on
+                    or last - sent_at >= STATE_REFRESH):
+                sent, sent_on, sent_at = payload, hub.connects, last
                 hub.publish_state(payload)
+
+        def refresh() -> None:
+            # A restarted broker, or another node of a clustered one (RabbitMQ keeps retained
+            # messages per node), may not hold the latest state: it goes again soon after
+            # each new connection, and every STATE_REFRESH for subscribers of other nodes.
+            if hub.connected.is_set() and due is None and (
+                    hub.connects != sent_on
+                    or asyncio.get_running_loop().time() - sent_at >= STATE_REFRESH):
+                send()
 
         def changed() -> None:
             # at most one retained state message per table every STATE_EVERY seconds: the
@@ -186,7 +203,14 @@ class Daemon:
                 due = loop.call_at(max(loop.time(), last + STATE_EVERY), send)
 
         runner.watchers.append(changed)
+        self._refreshers.append(refresh)
         return hub
+
+    async def _refresh_states(self) -> None:
+        while True:
+            await asyncio.sleep(1.0)
+            for refresh in self._refreshers:
+                refresh()
 
     @property
     def finished(self) -> bool:
