@@ -67,7 +67,14 @@ class SerialSection(_Strict):
 
 class MqttSection(_Strict):
     host: str = "localhost"
+    """One broker, or the nodes of a clustered one: "pi1,pi2:1884" (or use `hosts`)."""
     port: int = Field(1883, ge=1, le=65535)
+    """The port of every node given without one."""
+    hosts: list[str] = Field(default_factory=list)
+    """The nodes of a clustered broker, each "host" or "host:port", tried in this order:
+    the hub connects to the first and moves to the next whenever its connection fails or
+    is lost (docs/host.md, "Venue"). Given, it fills `host` (comma-separated), which must
+    then be left out."""
     user: str | None = None
     password: str | None = None
     tls_ca: str | None = None
@@ -76,6 +83,32 @@ class MqttSection(_Strict):
     """Log in to table T as `<user>-<table>` (as `dialbox broker config` writes them: the
     broker binds client ids to users, so each table's connection needs a user of its own).
     Off: every table's connection logs in as `user`."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hosts_into_host(cls, data: Any) -> Any:
+        if isinstance(data, dict) and data.get("hosts"):
+            hosts = data["hosts"]
+            if isinstance(hosts, list) and all(isinstance(h, str) for h in hosts):
+                joined = ",".join(h.strip() for h in hosts)
+                if data.get("host", joined) != joined:  # (a dumped model holds both)
+                    raise ValueError("give either host or hosts, not both")
+                data = {**data, "host": joined}
+        return data
+
+    @field_validator("host")
+    @classmethod
+    def _nodes_parse(cls, v: str) -> str:
+        from dialbox.transports.mqtt import parse_nodes
+
+        parse_nodes(v, 1883)  # ValueError names the bad node
+        return v
+
+    def nodes(self) -> list[tuple[str, int]]:
+        """(host, port) of each broker node, in order (one for a single broker)."""
+        from dialbox.transports.mqtt import parse_nodes
+
+        return parse_nodes(self.host, self.port)
 
     def user_for(self, table: str) -> str | None:
         if self.user is None or not self.user_per_table:
@@ -201,6 +234,7 @@ ports = ["/dev/serial/by-id/usb-MicroPython*"]
 # [mqtt]
 # host = "localhost"
 # port = 1883
+# hosts = ["pi1:1883", "pi2:1883", "pi3:1883"]   # or: the nodes of a clustered broker
 # user = "host"       # table T logs in as "host-T" (user_per_table = true, the default)
 # password = "from dialbox broker config"
 

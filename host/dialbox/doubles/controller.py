@@ -25,7 +25,16 @@ from typing import Any
 import gmqtt
 from gmqtt.mqtt.constants import MQTTv311
 
-from dialbox.transports.mqtt import FRAME_QOS, BrokerClient, pack_payloads, split_payload
+from dialbox.transports.mqtt import (
+    FRAME_QOS,
+    HERE,
+    OFFLINE,
+    ONLINE,
+    BrokerClient,
+    pack_payloads,
+    parse_nodes,
+    split_payload,
+)
 from dialbox.transports.serial import LineSplitter
 from dialbox_protocol import codec
 from dialbox_protocol.frames import json_text
@@ -94,6 +103,16 @@ class ControllerDouble:
         self._retry: asyncio.Task[None] | None = None
         self.connected = asyncio.Event()
         self.welcomed = asyncio.Event()
+        self.node = 0
+        """Index of the broker node in use or tried next (mqtt_nodes())."""
+        self.broker: tuple[str, int] | None = None
+        """The node of the latest MQTT connection."""
+        self.connects = 0
+        self.roll_calls = 0
+        """The host's live `online` answered (`here`, or `online` after the host's
+        `offline`)."""
+        self.orphan = False
+        self.attempts = 0
         self._load()
 
     # ------------------------------------------------------------------ flash
@@ -167,29 +186,60 @@ class ControllerDouble:
             if line is not None:
                 self._handle(codec.decode_frame(line))
 
+    def mqtt_nodes(self) -> list[tuple[str, int]]:
+        """The broker nodes of the `mqtt` dict: `hosts` (a list of "host[:port]") or
+        `host` ("host", or several separated by commas), `port` for those without one."""
+        m = self.mqtt
+        assert m is not None
+        hosts = m.get("hosts") or m.get("host", "localhost")
+        if isinstance(hosts, list | tuple):
+            hosts = ",".join(hosts)
+        return parse_nodes(hosts, int(m.get("port", 1883)))
+
     async def _mqtt_loop(self) -> None:
-        """Stay connected: reconnect with backoff whenever the broker goes away."""
+        """Stay connected: reconnect with a jittered backoff whenever the broker goes away,
+        to the next node of a clustered broker (as the firmware does)."""
+        nodes = len(self.mqtt_nodes())
         backoff = 0.05
         while True:
             with contextlib.suppress(OSError, TimeoutError, gmqtt.mqtt.handler.MQTTConnectError):
                 await self._mqtt_session()
-            await asyncio.sleep(backoff)
+                backoff = 0.05  # it was up: a loss starts a fresh backoff
+            self.node = (self.node + 1) % nodes
+            await asyncio.sleep(random.uniform(backoff / 2, backoff))
             backoff = min(backoff * 2, 1.0)
 
     async def _mqtt_session(self) -> None:
         m = self.mqtt
         assert m is not None
+        nodes = self.mqtt_nodes()
+        host, port = nodes[self.node % len(nodes)]
         root = f"dialbox/{m['table']}"
         self._status_topic = f"{root}/dev/{self.uid}/status"
         self._up = f"{root}/dev/{self.uid}/up"
         down = f"{root}/dev/{self.uid}/down"
+        host_status = f"{root}/host/status"
         lost = asyncio.Event()
+        announced = False
+        self.attempts += 1
         will = gmqtt.Message(self._status_topic, b"offline", qos=1, retain=True)
-        client = BrokerClient(f"ctrl-{self.uid}", clean_session=True, logger=_QUIET,
-                              will_message=will)
+        # several nodes: a client id per attempt, as the firmware (a clustered RabbitMQ
+        # names subscription queues after it; a dead node's queue can swallow a new one)
+        cid = f"ctrl-{self.uid}" + (f"-{self.attempts}" if len(nodes) > 1 else "")
+        client = BrokerClient(cid, clean_session=True, logger=_QUIET, will_message=will)
         client.set_auth_credentials(m.get("user", self.uid), m.get("password"))
 
-        def on_message(_c: Any, topic: str, payload: bytes, _qos: int, _p: Any) -> int:
+        def on_message(_c: Any, topic: str, payload: bytes, _qos: int, p: Any) -> int:
+            if topic == host_status:
+                # the host's live `online` (its roll call): answer, as the firmware does
+                if payload == ONLINE and announced and not (p or {}).get("retain"):
+                    self.roll_calls += 1
+                    client.publish(self._status_topic, ONLINE if self.orphan else HERE,
+                                   qos=1)
+                    self.orphan = False
+                elif payload == OFFLINE and not (p or {}).get("retain"):
+                    self.orphan = True  # the host's session with us is over
+                return 0
             for frame in split_payload(payload):  # one or more frames per payload
                 self._handle(codec.decode_frame(frame))
             return 0
@@ -197,10 +247,15 @@ class ControllerDouble:
         client.on_message = on_message
         client.on_disconnect = lambda *_a: lost.set()
         try:
-            await asyncio.wait_for(client.connect(m.get("host", "localhost"), m["port"],
-                                                  keepalive=15, version=MQTTv311), 10)
-            client.subscribe(down, qos=FRAME_QOS)
+            await asyncio.wait_for(client.connect(host, port, keepalive=15,
+                                                  version=MQTTv311), 10)
+            client.subscribe([gmqtt.Subscription(down, qos=FRAME_QOS),
+                              gmqtt.Subscription(host_status, qos=0)])
             client.publish(self._status_topic, b"online", qos=1, retain=True)
+            announced = True
+            self.orphan = False
+            self.connects += 1
+            self.broker = (host, port)
             self._client = client
             self.connected.set()
             await lost.wait()

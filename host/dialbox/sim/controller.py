@@ -50,7 +50,11 @@ class SimError(RuntimeError):
 
 @dataclass(frozen=True)
 class MqttSettings:
-    """Where a simulated controller finds its broker (what provisioning writes on a board)."""
+    """Where a simulated controller finds its broker (what provisioning writes on a board).
+
+    `host` may list the nodes of a clustered broker, "host:port,host:port,..." (the
+    firmware's `broker`, at most 64 characters): the controller starts on the first and
+    moves to the next whenever its connection fails or is lost."""
 
     host: str = "127.0.0.1"
     port: int = 1883

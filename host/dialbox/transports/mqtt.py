@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import random
 import ssl
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
@@ -33,6 +34,11 @@ logging.getLogger("gmqtt").setLevel(logging.ERROR)
 
 ONLINE = b"online"
 OFFLINE = b"offline"
+HERE = b"here"
+"""A controller's answer to the host's live `online` (the roll call): not retained, it opens
+the controller's link if none is open and changes nothing otherwise (docs/protocol.md,
+"MQTT topics"). Retained messages of one broker node do not reach the clients of another
+(RabbitMQ), so neither side can count on the other's retained `online`."""
 FRAME_QOS = 0
 """Frames travel at QoS 0: the protocol's seq/ack/retransmission carries them end to end, so
 MQTT's per-hop PUBACK would only double the packets (docs/protocol.md, "MQTT topics").
@@ -46,6 +52,11 @@ MAX_STATE = 128 * 1024
 """The largest retained state the host publishes: it stays under the generated broker
 config's `max_packet_size` (dialbox.broker.mosquitto.MAX_PACKET), which would disconnect the
 host for a larger packet. States of the built-in games are 5-8 kB."""
+FRESH_LINK = 2.0
+"""Seconds during which a new link is kept when another `online` of its controller comes
+(its retained `online` and a live one both seen, or its answer to the roll call): a restart
+would send a new challenge and refuse the hello in flight. A controller that really
+connected again within them says so to the next reliable frame ("no session")."""
 LOGBOOKS_KEPT = 256
 """Per-controller log limits a hub keeps (they outlive links: a controller that reconnects
 does not get a fresh burst); the oldest go first."""
@@ -53,7 +64,12 @@ does not get a fresh burst); the oldest go first."""
 
 @dataclass(frozen=True, slots=True)
 class BrokerAddress:
-    """Where the broker is and how the host logs in."""
+    """Where the broker is and how the host logs in.
+
+    `host` names one broker, or the nodes of a clustered one separated by commas, each
+    `host` or `host:port` (`port` for those without one; `[v6]:port` for an IPv6 literal):
+    "pi1:1883,pi2:1883,pi3:1883". The hub connects to the first and moves to the next node
+    whenever a connection fails or is lost (docs/host.md, "Venue")."""
 
     host: str = "localhost"
     port: int = 1883
@@ -61,6 +77,36 @@ class BrokerAddress:
     password: str | None = None
     tls_ca: str | None = None
     keepalive: int = 10
+
+    def nodes(self) -> list[tuple[str, int]]:
+        """(host, port) of each broker node, in order."""
+        return parse_nodes(self.host, self.port)
+
+
+def parse_nodes(hosts: str, port: int) -> list[tuple[str, int]]:
+    """"a,b:1884,[::1]:1885" -> [("a", port), ("b", 1884), ("::1", 1885)]; a single
+    entry without a comma is taken whole (an IPv6 literal without brackets stays one host).
+    Raises ValueError for an empty entry or a bad port."""
+    if "," not in hosts:
+        if hosts.startswith("[") or (hosts.count(":") == 1):
+            return [_node(hosts, port)]
+        return [(hosts, port)]
+    return [_node(item.strip(), port) for item in hosts.split(",")]
+
+
+def _node(item: str, port: int) -> tuple[str, int]:
+    host, p = item, ""
+    if item.startswith("["):
+        host, _, rest = item[1:].partition("]")
+        p = rest[1:] if rest.startswith(":") else rest
+    elif item.count(":") == 1:
+        host, _, p = item.partition(":")
+    if not host or (p and not p.isdigit()):
+        raise ValueError(f"broker node {item!r}: expected host or host:port")
+    n = int(p) if p else port
+    if not 1 <= n <= 65535:
+        raise ValueError(f"broker node {item!r}: port {n} is not 1-65535")
+    return host, n
 
 
 def split_payload(payload: bytes) -> list[bytes]:
@@ -156,10 +202,12 @@ class MqttLink(Link):
 class MqttHub:
     """The host's connection for one table, with its own reconnect loop.
 
-    Publishes the host's retained availability (last will `offline`), watches each
-    controller's retained availability and opens an MqttLink when it says `online`.
-    Broker loss ends every link; the loop reconnects with backoff and the controllers'
-    retained availability brings their links back.
+    Subscribes to the controllers' availability, then publishes the host's (`online`,
+    retained; last will `offline`). A controller's `online` (its connect; or the retained
+    copy, on a broker that keeps it) opens (or restarts) its MqttLink; `here`, a controller's
+    answer to the host's live `online`, opens one if none is open; `offline` ends it. Broker
+    loss ends every link; the loop reconnects with a jittered backoff, to the next node of a
+    clustered broker, and the roll call (or the retained availability) brings the links back.
     """
 
     def __init__(
@@ -179,6 +227,21 @@ class MqttHub:
         self._tasks: set[asyncio.Task[None]] = set()
         self.last_error: str | None = None
         self.connects = 0
+        self.nodes = address.nodes()
+        """The broker's nodes, (host, port) each; one for a single broker."""
+        self.node = 0
+        """Index in `nodes` of the node in use or tried next."""
+        self.here = 0
+        """Links opened by a roll-call answer (`here`) rather than an `online`."""
+        self._opened: dict[str, float] = {}
+        """uid -> when its link was opened (loop time)."""
+        self.attempts = 0
+        self.retained = False
+        """Whether the message being routed is a retained copy (set around _route)."""
+        self.roll_calls = 0
+        """`online` published again while connected (a stale `offline` of ours, a
+        controller's `offline` on a clustered broker)."""
+        self._roll_due: asyncio.TimerHandle | None = None
         self.oversize = 0
         """Payloads refused unread for being over MAX_UP_PAYLOAD."""
         self.logbook = LogLimit(self.topics.root)
@@ -186,8 +249,15 @@ class MqttHub:
 
     def _new_client(self, lost: asyncio.Event, subacks: dict[int, list[int]],
                     subscribed: asyncio.Event) -> BrokerClient:
+        self.attempts += 1
+        # a clustered broker (several nodes): a client id of its own for every attempt.
+        # RabbitMQ names a subscription's queue after the client id, and the queue of a node
+        # that just died can take a new subscription of the same name with it (connected,
+        # and deaf). A broker that binds client ids to users (the generated Mosquitto
+        # config) replaces it anyway.
+        cid = self.client_id if len(self.nodes) == 1 else f"{self.client_id}-{self.attempts}"
         client = BrokerClient(
-            self.client_id,
+            cid,
             clean_session=True,
             will_message=gmqtt.Message(self.topics.host_status, OFFLINE, qos=1, retain=True),
             logger=_client_log,
@@ -195,8 +265,12 @@ class MqttHub:
         if self.address.user is not None:
             client.set_auth_credentials(self.address.user, self.address.password)
 
-        def on_message(_c: Any, topic: str, payload: bytes, _qos: int, _props: Any) -> int:
-            self._route(topic, payload)
+        def on_message(_c: Any, topic: str, payload: bytes, _qos: int, props: Any) -> int:
+            self.retained = bool(props and props.get("retain"))
+            try:
+                self._route(topic, payload)
+            finally:
+                self.retained = False
             return 0
 
         def on_subscribe(_c: Any, mid: int, granted: list[int], _props: Any) -> None:
@@ -205,25 +279,38 @@ class MqttHub:
 
         client.on_message = on_message
         client.on_subscribe = on_subscribe
-        client.on_disconnect = lambda *_a: lost.set()
+
+        def on_disconnect(*_a: Any) -> None:
+            lost.set()
+            subscribed.set()  # a wait for the SUBACK ends with the connection
+
+        client.on_disconnect = on_disconnect
         return client
 
     async def run(self) -> None:
-        """Connect, serve, and reconnect forever (until cancelled)."""
+        """Connect, serve, and reconnect forever (until cancelled). Every attempt after a
+        failure or a loss goes to the next node of the list (the same one for a single
+        broker), after a random wait in [backoff/2, backoff]: 0.1 s, doubling to 5 s while
+        attempts fail, back to 0.1 s once one connected. The jitter keeps the tables of a
+        daemon (and the daemons of a venue) from all reconnecting in the same instant."""
         backoff = 0.1
         while True:
+            host, port = self.nodes[self.node]
+            before = self.connects
             try:
-                await self._session()
-                backoff = 0.1
+                await self._session(host, port)
             except BrokerUnavailable as e:
                 self.last_error = str(e)
-                log.warning("broker %s:%d: %s", self.address.host, self.address.port, e)
+                log.warning("broker %s:%d: %s", host, port, e)
             finally:
                 self._lost()
-            await asyncio.sleep(backoff)
+            if self.connects != before:
+                backoff = 0.1  # it was up: the loss starts a fresh backoff
+            self.node = (self.node + 1) % len(self.nodes)
+            await asyncio.sleep(random.uniform(backoff / 2, backoff))
             backoff = min(backoff * 2, 5.0)
 
-    async def _session(self) -> None:
+    async def _session(self, host: str, port: int) -> None:
         a = self.address
         lost, subscribed = asyncio.Event(), asyncio.Event()
         subacks: dict[int, list[int]] = {}
@@ -232,14 +319,18 @@ class MqttHub:
         try:
             try:
                 await asyncio.wait_for(
-                    client.connect(a.host, a.port, ssl=tls, keepalive=a.keepalive,
+                    client.connect(host, port, ssl=tls, keepalive=a.keepalive,
                                    version=MQTTv311), CONNECT_TIMEOUT)
-                client.publish(self.topics.host_status, ONLINE, qos=1, retain=True)
                 # retained availability can arrive with the SUBACK: links may open from here
                 self._client = client
+                # both at QoS 0: with a clean session QoS 1 keeps nothing across connections,
+                # and RabbitMQ makes a QoS 1 subscription a durable queue on its node, which
+                # blocks the same client id from subscribing on another node while that
+                # node is down (docs/host.md, "Venue")
                 mid = client.subscribe([
-                    gmqtt.Subscription(f"{self.topics.root}/dev/+/status", qos=1),
-                    gmqtt.Subscription(f"{self.topics.root}/dev/+/up", qos=FRAME_QOS)])
+                    gmqtt.Subscription(f"{self.topics.root}/dev/+/status", qos=0),
+                    gmqtt.Subscription(f"{self.topics.root}/dev/+/up", qos=FRAME_QOS),
+                    gmqtt.Subscription(self.topics.host_status, qos=0)])
                 while mid not in subacks and not lost.is_set():
                     subscribed.clear()
                     await asyncio.wait_for(subscribed.wait(), CONNECT_TIMEOUT)
@@ -249,9 +340,12 @@ class MqttHub:
                 raise BrokerUnavailable(f"the broker refused the subscriptions of {a.user}")
             if lost.is_set():
                 raise BrokerUnavailable("connection lost while subscribing")
+            # only now, subscribed: every controller connected to any node hears this live
+            # and answers `here` (or has its `online` seen by the subscription above)
+            client.publish(self.topics.host_status, ONLINE, qos=1, retain=True)
             self.connects += 1
             self.connected.set()
-            log.info("connected to broker %s:%d", a.host, a.port)
+            log.info("connected to broker %s:%d", host, port)
             try:
                 await lost.wait()
             except asyncio.CancelledError:
@@ -265,21 +359,61 @@ class MqttHub:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(client.disconnect(), 2)
 
+    def _roll_call(self) -> None:
+        """Publish the host's `online` again: every connected controller answers (`here`,
+        or `online` if our `offline` ended its session)."""
+        self._roll_due = None
+        client = self._client
+        if client is not None and client.is_connected and self.connected.is_set():
+            self.roll_calls += 1
+            client.publish(self.topics.host_status, ONLINE, qos=1, retain=True)
+
+    def _call_the_roll_soon(self) -> None:
+        if self._roll_due is None:  # one for a burst of reasons
+            self._roll_due = asyncio.get_running_loop().call_later(0.2, self._roll_call)
+
     def _route(self, topic: str, payload: object) -> None:
+        retained = self.retained
+        if topic == self.topics.host_status:
+            # our own availability: a live `offline` while we are connected is the last will
+            # of an older connection of ours that the broker only now gave up on (a client
+            # id per attempt on a cluster: nothing took it over). Say `online` again.
+            if payload == OFFLINE and not retained and self.connected.is_set():
+                self._call_the_roll_soon()
+            return
         where = self.topics.parse_dev(topic)
         if where is None or not isinstance(payload, bytes | bytearray):
             return
         uid, leaf = where
         if leaf == "status":
             if payload == ONLINE:
-                old = self.links.pop(uid, None)
+                old = self.links.get(uid)
+                now = asyncio.get_running_loop().time()
+                if (old is not None and not old.closed
+                        and now - self._opened.get(uid, 0.0) < FRESH_LINK):
+                    # opened a moment ago (its identify goes again every 0.5 s until a
+                    # hello): a new challenge now would fail the hello in flight
+                    return
+                self.links.pop(uid, None)
                 if old is not None:
                     old.end()
+                self._opened[uid] = now
                 self._open(uid)
+            elif payload == HERE:  # the roll call's answer: a link if there is none
+                link = self.links.get(uid)
+                if link is None or link.closed:
+                    self.here += 1
+                    self._opened[uid] = asyncio.get_running_loop().time()
+                    self._open(uid)
             elif payload == OFFLINE:
                 old = self.links.pop(uid, None)
                 if old is not None:
                     old.end()
+                if len(self.nodes) > 1 and not retained:
+                    # on a cluster this may be the last will of a connection the controller
+                    # already replaced (nothing took its client id over): if it is still
+                    # there, the roll call brings its link back at once
+                    self._call_the_roll_soon()
         elif leaf == "up":
             if len(payload) > MAX_UP_PAYLOAD:  # refused before anything reads it
                 self.oversize += 1
