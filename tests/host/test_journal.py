@@ -6,6 +6,8 @@ import asyncio
 import time
 from pathlib import Path
 
+import pytest
+
 from dialbox.journal import Journal
 
 
@@ -59,3 +61,34 @@ def test_the_write_ahead_log_is_checkpointed_by_the_journals_own_thread(tmp_path
     assert path.stat().st_size > size0
     assert len(j.entries("t1")) == 2000
     j.close()
+
+
+def test_a_steady_stream_of_commits_does_not_grow_the_write_ahead_log_without_end(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Passive checkpoints alone never catch up with a writer that never pauses: the WAL
+    (and its index, mapped into memory) grew by 10 MB a second. Past WAL_LIMIT the
+    checkpoint thread empties it."""
+    import dialbox.journal.journal as journal_module
+
+    monkeypatch.setattr(journal_module, "WAL_LIMIT", 64 * 1024)
+    monkeypatch.setattr(journal_module, "CHECKPOINT_EVERY", 0.02)
+    path = tmp_path / "j.sqlite"
+    wal = Path(f"{path}-wal")
+    journal = Journal(path)
+    sizes: list[int] = []
+    written = [0]
+
+    async def stream() -> None:
+        while journal.truncations < 3 and written[0] < 200_000:  # (a bound against hangs)
+            journal.append("t1", "commit", pid=written[0], seat=0, uid="c1",
+                           commitment="x" * 22)
+            await asyncio.sleep(0)
+            written[0] += 1
+            if written[0] % 100 == 0:
+                sizes.append(wal.stat().st_size)
+
+    asyncio.run(stream())
+    journal.close()
+    assert journal.truncations >= 3
+    assert min(sizes[len(sizes) // 2:]) < max(sizes)  # it shrank, not only grew
+    assert len(Journal(path, readonly=True).entries("t1")) == written[0]  # nothing lost
