@@ -1,188 +1,159 @@
-"""Host daemon benchmarks: reveal latency beside the bare link round trip; many-table capacity.
+"""Host daemon benchmarks: reveal latency beside the bare link's round trip, many-table
+capacity, and the daemon's memory in a steady state.
 
-    python -m bench.host                 # latency (pty + mosquitto) and capacity 10/50/100/200
-    python -m bench.host latency         # only the latency part
-    python -m bench.host capacity 10 50  # only these table counts
+    python -m bench.host                   # all: latency (pty, mqtt), capacity 10 50 100 200,
+                                           #   rss at 4 tables (about 10 minutes)
+    python -m bench.host latency [pty|mqtt]
+    python -m bench.host capacity [N ...] [--workers W]
+    python -m bench.host rss [N] [--workers W]
 
-Reveal latency = from the last seat's lock to the moment every controller holds `revealed`
-(commit -> alllocked -> reveal -> revealed: two round trips plus the host's work), measured
-with 6 light controller doubles in the daemon's own process. Bare RTT = two plain clients
-echoing one 48-byte message over the same kind of link in the same run (QoS 1 on MQTT).
-Capacity runs the daemon as its own process (its RSS is read from /proc) and the
-controllers in worker processes; clocks are CLOCK_MONOTONIC, shared by all processes.
+Three kinds of process, never mixed: this one starts the others, reads /proc and prints; the
+daemon (`python -m dialbox run`, with its worker processes if it has any) is measured; the
+rig (`python -m bench._host_rig`: the controller doubles, the bare echo client and every
+timestamp, CLOCK_MONOTONIC) measures. The far end of the bare echo (`python -m bench._echo`)
+is a process of its own too, standing in for the daemon's end of the link.
+
+Latency: one table, 6 scripted controllers. Each round the rig locks 5 seats, waits until the
+host holds their commitments, times BARE_PER_ROUND bare echo round trips over the same kind
+of link (a pty pair opened with pyserial-asyncio-fast; or two plain gmqtt clients through the
+same Mosquitto, a controller user and a host user, at the frames' QoS), then locks the 6th
+seat and times until all 6 controllers have handled `revealed` (commit -> alllocked ->
+reveals -> revealed: two round trips plus the host's work). Bare and reveal figures thus come
+from the same seconds of machine load.
+
+Capacity: N tables x 6 auto-playing controller doubles (rig processes: 1 below 20 tables,
+else 2) over one Mosquitto, each table about one prompt per second. After a warm-up, the
+daemon's CPU (utime + stime of its process tree, /proc/PID/stat) over a window is divided by
+the prompts completed in that window (all 6 controllers handled `revealed`).
+
+RSS: a few tables of fast players (a lock 0-20 ms after each prompt), warmed up until every
+table has played more prompts than the daemon ever keeps in memory per table, then at least
+2 minutes in which the daemon's RSS (VmRSS, summed over its process tree) is sampled every
+second and fitted by least squares against the prompts completed so far (and against time).
+
+Environment: BENCH_ROUNDS (latency rounds, default 1000), BENCH_CAPACITY_SECONDS (capacity
+window, default 30), BENCH_SECONDS (rss window, default 120), BENCH_WARMUP (seconds at
+least not counted: capacity 5, rss 10), BENCH_WARM_PROMPTS (rss: prompts every table plays
+first; default 2 x the daemon's HISTORY_KEPT + 100), BENCH_RSS_TABLES (default 4),
+BENCH_WORKERS (`dialbox run --workers`, capacity and rss), BENCH_PROFILE=F (cProfile of the
+daemon to F), BENCH_DEBUG=1 (capacity and rss latency in 5 s slices).
 """
 
 from __future__ import annotations
 
+import argparse
 import asyncio
-import gc
+import bisect
 import json
 import os
-import random
+import platform
 import resource
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
-import time
-import tty
 from pathlib import Path
 from typing import Any
 
-import gmqtt
-import serial_asyncio_fast
-from gmqtt.mqtt.constants import MQTTv311
-from pydantic import Field
-
-from dialbox.daemon.embedded import free_port, wait_port
-from dialbox.doubles import ControllerDouble
-from dialbox.engine import Ask, Flow, Game, GameOptions, Result, Wheel, wheels
-from dialbox.engine.wheels import DIGIT_FACES, DIRECTION_FACES
+from bench._peer import machine_load
+from bench._rounds import ECHO_TABLE, ECHO_UID, GAME, SEATS, bench_key, password
+from bench._stats import cpu_s, fmt_ms, least_squares, now, pct, rss_kb, summary, tree
 
 ROOT = Path(__file__).resolve().parents[1]
-SEATS = 6
 TABLE = "bench"
+ROUNDS = 1000
+WARM_ROUNDS = 10
+"""Latency rounds played first and not counted (links, caches, the first prompts)."""
+BARE_PER_ROUND = 2
+CAPACITY_COUNTS = (10, 50, 100, 200)
+CAPACITY_SECONDS = 30.0
+CAPACITY_WARMUP = 5.0
+CAPACITY_THINK = (0.6, 0.95)
+"""Seconds a capacity controller takes to dial and lock (uniform): about a prompt per second
+and table, a lively table of people."""
+RSS_TABLES = 4
+RSS_SECONDS = 120.0
+RSS_WARMUP = 10.0
+RSS_THINK = (0.0, 0.02)
+"""Fast players for the RSS run. The daemon keeps a table's recent history in memory between
+HISTORY_KEPT and twice that many prompts (trimmed in chunks): only once every table has played
+more than twice HISTORY_KEPT is the run a steady state, which at a lively table's pace (about
+one prompt a second) would take more than half an hour."""
+RSS_WARM_MAX = 420.0
+"""Seconds the RSS run's warm-up may take at most (then it is measured anyway, and says so)."""
+RIG_PROCESSES = 2
+# targets (issue 17): printed as met / NOT met, never asserted
+REVEAL_BARE_FACTOR, REVEAL_SLACK_MS = 2.0, 2.0
+CAPACITY_TABLES, CAPACITY_P99_MS = 200, 50.0
+RSS_KB_PER_1000 = 1.0
+CPU_MS_PER_PROMPT = 1.5
 
 
-class RoundsOptions(GameOptions):
-    players: int = Field(6, ge=1, le=6)
-    rounds: int = Field(100, ge=1)
+def met(ok: bool) -> str:
+    return "met" if ok else "NOT met"
 
 
-class Rounds(Game):
-    """Sealed rounds only: every seat dials a direction and a digit, again and again."""
-
-    name = "bench-rounds"
-    Options = RoundsOptions
-
-    def setup(self) -> None:
-        self.round = 0
-
-    def snapshot(self) -> dict[str, Any]:
-        return {"round": self.round}
-
-    def view(self, seat: int | None) -> dict[str, Any]:
-        return self.snapshot()
-
-    def flow(self) -> Flow:
-        o = self.options
-        assert isinstance(o, RoundsOptions)
-        left, centre = Wheel.of(DIRECTION_FACES, (0, 2, 4, 6)), Wheel.of(DIGIT_FACES)
-        for self.round in range(1, o.rounds + 1):
-            yield self.sealed([Ask(s, "dial", "Dial", wheels(left, centre))
-                               for s in range(o.players)])
-        self.result = Result({s: 0 for s in range(o.players)}, [], "done")
+def _env() -> dict[str, str]:
+    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
+    return {**os.environ, "PYTHONPATH": path}
 
 
-GAME = "bench.host:Rounds"
-WARM_UP = 2.0
-"""Seconds at the start of a capacity run that are not counted (connections, first prompts)."""
+def _float_env(name: str, default: float) -> float:
+    return float(os.environ.get(name) or default)
 
 
-def pct(xs: list[float], p: float) -> float:
-    s = sorted(xs)
-    return s[min(len(s) - 1, int(round(p / 100 * (len(s) - 1))))]
+# ---------------------------------------------------------------- broker and daemon
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
 
 
-def fmt(xs: list[float]) -> str:
-    return f"p50 {pct(xs, 50):6.2f} ms  p99 {pct(xs, 99):6.2f} ms  (n={len(xs)})"
+async def wait_port(port: int, timeout: float = 10.0) -> None:
+    end = now() + timeout
+    while True:
+        try:
+            _r, w = await asyncio.open_connection("127.0.0.1", port)
+            w.close()
+            return
+        except OSError:
+            if now() > end:
+                raise RuntimeError(f"nothing listens on port {port}") from None
+            await asyncio.sleep(0.025)
 
 
-# ---------------------------------------------------------------- bare round trips
+class Mosquitto:
+    """A local Mosquitto with generated users and ACLs, started and stopped by pid. Every
+    password is bench._host_rig.password(user)."""
 
-async def bare_pty(n: int = 400) -> list[float]:
-    """Echo 48 bytes over a pty: raw fd on one side, pyserial-asyncio-fast on the other."""
-    master, slave = os.openpty()
-    tty.setraw(slave)
-    tty.setraw(master)
-    os.set_blocking(master, False)
-    path = os.ttyname(slave)
-    loop = asyncio.get_running_loop()
+    def __init__(self, work: Path, tables: dict[str, list[str]]) -> None:
+        from dialbox.broker import write_broker_config
 
-    class Echo(asyncio.Protocol):
-        def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            self.t = transport
+        self.port = free_port()
+        users = {u for us in tables.values() for u in us} | {"host"}
+        files = write_broker_config(work / "broker", tables, port=self.port, bind="127.0.0.1",
+                                    passwords={u: password(u) for u in users})
+        self.conf = files.conf
+        with self.conf.open("a") as f:
+            f.write("max_queued_messages 10000\n")
+        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
+        self.proc = subprocess.Popen([exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL,
+                                     stderr=subprocess.DEVNULL)
 
-        def data_received(self, data: bytes) -> None:
-            self.t.write(data)  # type: ignore[attr-defined]
+    async def ready(self) -> Mosquitto:
+        await wait_port(self.port)
+        return self
 
-    transport, _ = await serial_asyncio_fast.create_serial_connection(loop, Echo, path)
-    got = bytearray()
-    waiter: asyncio.Future[None] | None = None
-
-    def readable() -> None:
-        got.extend(os.read(master, 4096))
-        if waiter is not None and len(got) >= 48 and not waiter.done():
-            waiter.set_result(None)
-
-    loop.add_reader(master, readable)
-    msg = b"x" * 47 + b"\n"
-    out = []
-    try:
-        for _ in range(n):
-            got.clear()
-            waiter = loop.create_future()
-            t0 = time.perf_counter()
-            os.write(master, msg)
-            await waiter
-            out.append((time.perf_counter() - t0) * 1000)
-    finally:
-        loop.remove_reader(master)
-        transport.close()
-        os.close(master)
-        os.close(slave)
-    return out
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(10)
 
 
-async def bare_mqtt(port: int, creds: dict[str, str], n: int = 400) -> list[float]:
-    """Two plain clients (gmqtt, as the host uses it) echo one 48-byte message, QoS 1 both
-    ways."""
-    clients = []
-    got: asyncio.Queue[bytes] = asyncio.Queue()
-    for name in ("a", "b"):
-        c = gmqtt.Client(f"bench-{name}")
-        c.set_auth_credentials("host", creds["host"])
-        await c.connect("127.0.0.1", port, version=MQTTv311)
-        clients.append(c)
-    a, b = clients
-
-    def echo(client: Any, topic: str, payload: bytes, qos: int, props: Any) -> int:
-        b.publish(f"dialbox/{TABLE}/echo/back", payload, qos=1)
-        return 0
-
-    def back(client: Any, topic: str, payload: bytes, qos: int, props: Any) -> int:
-        got.put_nowait(payload)
-        return 0
-
-    b.on_message = echo
-    a.on_message = back
-    a.subscribe(f"dialbox/{TABLE}/echo/back", qos=1)
-    b.subscribe(f"dialbox/{TABLE}/echo/there", qos=1)
-    await asyncio.sleep(0.3)
-    msg = b"x" * 48
-    out: list[float] = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        a.publish(f"dialbox/{TABLE}/echo/there", msg, qos=1)
-        await got.get()
-        out.append((time.perf_counter() - t0) * 1000)
-    for c in clients:
-        await c.disconnect()
-    return out
-
-
-# ---------------------------------------------------------------- reveal latency
-
-def bench_key(uid: str) -> bytes:
-    """The device key of a benchmark double (derived from its uid, so the worker processes
-    and the daemon's key store agree without passing keys around)."""
-    import hashlib
-
-    return hashlib.sha256(b"dialbox-bench|" + uid.encode()).digest()
-
-
-def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | None,
-                   broker: tuple[int, dict[str, str]] | None) -> Path:
+def daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | None,
+                  broker_port: int | None) -> Path:
     from dialbox.sessions.keys import HEADER
     from dialbox_protocol.codec import b64
 
@@ -196,9 +167,9 @@ def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | 
              "[display]", "web = false", "terminal = false", "[ledstrip]", 'backend = "none"',
              "[serial]"]
     lines += [f'ports = ["{serial_glob}"]', "usb = []"] if serial_glob else ["enabled = false"]
-    if broker is not None:
-        lines += ["[mqtt]", 'host = "127.0.0.1"', f"port = {broker[0]}", 'user = "host"',
-                  f'password = "{broker[1]["host"]}"']
+    if broker_port is not None:
+        lines += ["[mqtt]", 'host = "127.0.0.1"', f"port = {broker_port}", 'user = "host"',
+                  f'password = "{password("host")}"']
     for t in tables:
         lines += ["[[tables]]", f'name = "{t}"', f'game = "{GAME}"', f"players = {SEATS}",
                   'pairing = "auto"', "options = { rounds = 1000000 }"]
@@ -207,284 +178,386 @@ def _daemon_config(work: Path, name: str, tables: list[str], serial_glob: str | 
     return conf
 
 
-def _env() -> dict[str, str]:
-    path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    return {**os.environ, "PYTHONPATH": path}
+def start_daemon(conf: Path, workers: int | None = None) -> subprocess.Popen[bytes]:
+    prof = os.environ.get("BENCH_PROFILE")
+    cmd = [sys.executable, *(["-m", "cProfile", "-o", prof] if prof else []),
+           "-m", "dialbox", "run", "--config", str(conf)]
+    if workers is not None:
+        cmd += ["--workers", str(workers)]
+    return subprocess.Popen(cmd, cwd=ROOT, env=_env())
 
 
-def _start_daemon(conf: Path) -> subprocess.Popen[bytes]:
-    env = _env()
-    prof = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get(
-        "BENCH_PROFILE") else []
-    return subprocess.Popen([sys.executable, *prof, "-m", "dialbox", "run", "--config",
-                             str(conf)], cwd=ROOT, env=env)
-
-
-async def reveal_latency(kind: str, work: Path, rounds: int,
-                         broker: tuple[int, dict[str, str]] | None = None) -> list[float]:
-    """The daemon runs as its own process; the 6 controllers run here, scripted."""
-    uids = [f"c{i}" for i in range(SEATS)]
-    if kind == "pty":
-        conf = _daemon_config(work, kind, [TABLE], str(work / "links" / "*"), None)
-        ds = [ControllerDouble(u, auto=False, link_dir=work / "links", key=bench_key(u))
-              for u in uids]
-    else:
-        assert broker is not None
-        port, creds = broker
-        conf = _daemon_config(work, kind, [TABLE], None, broker)
-        ds = [ControllerDouble(u, auto=False, mqtt={"host": "127.0.0.1", "port": port,
-                               "table": TABLE, "user": u, "password": creds[u]},
-                               key=bench_key(u))
-              for u in uids]
-    host = _start_daemon(conf)
-    loop = asyncio.get_running_loop()
-    done: dict[int, asyncio.Future[float]] = {}
-    counts: dict[int, int] = {}
-    held: dict[int, int] = {}
-
-    def on_frame(msg: dict[str, Any]) -> None:
-        pid = msg.get("pid")
-        if msg["t"] == "status" and msg["state"] == "locked" and pid is not None:
-            held[pid] = held.get(pid, 0) + 1  # the host holds one more commitment
-        elif msg["t"] == "revealed":
-            counts[pid] = counts.get(pid, 0) + 1
-            if counts[pid] == SEATS and pid in done and not done[pid].done():
-                done[pid].set_result(time.perf_counter())
-
-    out: list[float] = []
+def stop_daemon(proc: subprocess.Popen[bytes]) -> None:
+    proc.terminate()
     try:
-        for d in ds:
-            d.on_frame = on_frame
-            await d.start()
-        for r in range(rounds):
-            await _until(lambda: all(d.prompt is not None and d.state == "idle" for d in ds)
-                         and len({d.prompt["pid"] for d in ds if d.prompt}) == 1, 30)
-            pid = ds[0].prompt["pid"]  # type: ignore[index]
-            for d in ds[:-1]:
-                d.lock()
-            await _until(lambda pid=pid: held.get(pid, 0) >= SEATS - 1)
-            done[pid] = loop.create_future()
-            t0 = time.perf_counter()
-            ds[-1].lock()
-            t1 = await asyncio.wait_for(done[pid], 10)
-            if r >= 5:  # warm-up rounds are not counted
-                out.append((t1 - t0) * 1000)
-    finally:
-        for d in ds:
-            await d.stop()
-        host.terminate()
-        host.wait(10)
+        proc.wait(15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(5)
+
+
+async def spawn_rig(mode: str, spec: dict[str, Any]) -> asyncio.subprocess.Process:
+    """A rig process (bench._host_rig MODE), or the bare echo's far end (mode "echo":
+    bench._echo)."""
+    args = ["bench._echo"] if mode == "echo" else ["bench._host_rig", mode]
+    return await asyncio.create_subprocess_exec(
+        sys.executable, "-m", *args, json.dumps(spec), cwd=ROOT, env=_env(),
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, limit=1 << 28)
+
+
+async def read_json(proc: asyncio.subprocess.Process, timeout: float,
+                    key: str | None = None) -> dict[str, Any]:
+    """The next JSON line of a rig process (the next one holding `key`, if given)."""
+    assert proc.stdout is not None
+    end = now() + timeout
+    while True:
+        line = await asyncio.wait_for(proc.stdout.readline(), max(0.0, end - now()))
+        if not line:
+            await proc.wait()
+            raise RuntimeError(f"a rig process ended (exit {proc.returncode}) before it "
+                               "reported")
+        out: dict[str, Any] = json.loads(line)
+        if key is None or key in out:
+            return out
+
+
+async def finish(proc: asyncio.subprocess.Process) -> None:
+    """Tell a rig process to stop (a line on its stdin) and wait for it."""
+    if proc.returncode is None:
+        assert proc.stdin is not None
+        try:
+            proc.stdin.write(b"stop\n")
+            await proc.stdin.drain()
+            proc.stdin.close()
+            await asyncio.wait_for(proc.wait(), 20)
+        except (TimeoutError, BrokenPipeError, ConnectionResetError):
+            proc.kill()
+            await proc.wait()
+
+
+# ---------------------------------------------------------------- latency
+
+LINKS = {"pty": "pty serial", "mqtt": "mosquitto"}
+
+
+async def latency(kind: str, rounds: int) -> dict[str, Any]:
+    """One link kind: the daemon, the echo peer and the rig, each its own process."""
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        broker = None
+        spec: dict[str, Any] = {"kind": kind, "rounds": rounds, "warmup": WARM_ROUNDS,
+                                "bare_per_round": BARE_PER_ROUND, "table": TABLE}
+        if kind == "pty":
+            conf = daemon_config(work, kind, [TABLE], str(work / "links" / "*"), None)
+            spec |= {"links": str(work / "links"), "echo_link": str(work / "echo" / "link")}
+            echo_spec = {"kind": "pty", "link": spec["echo_link"]}
+        else:
+            broker = await Mosquitto(work, {TABLE: [f"c{i}" for i in range(SEATS)],
+                                            ECHO_TABLE: [ECHO_UID]}).ready()
+            conf = daemon_config(work, kind, [TABLE], None, broker.port)
+            spec["port"] = broker.port
+            # the echo table's host user (generated broker config: host-TABLE, the host's
+            # password) reads the controller `echo`'s up topic and writes its down topic
+            echo_spec = {"kind": "mqtt", "port": broker.port, "user": f"host-{ECHO_TABLE}",
+                         "password": password("host"),
+                         "root": f"dialbox/{ECHO_TABLE}/dev/{ECHO_UID}"}
+        daemon = start_daemon(conf)
+        procs: list[asyncio.subprocess.Process] = []
+        try:
+            echo = await spawn_rig("echo", echo_spec)
+            procs.append(echo)
+            rig = await spawn_rig("latency", spec)
+            procs.append(rig)
+            await read_json(rig, 60, "ready")  # links up, the echo answers
+            await read_json(echo, 10, "ready")
+            await read_json(rig, 60, "counting")  # the warm-up rounds are over
+            pids = tree(daemon.pid)
+            cpu0, t0 = cpu_s(pids), now()
+            result = await read_json(rig, 60 + rounds * 0.5, "reveal_ms")
+            cpu1, t1 = cpu_s(pids), now()
+        finally:
+            await asyncio.gather(*(finish(p) for p in procs))
+            stop_daemon(daemon)
+            if broker is not None:
+                broker.stop()
+    rev, bare = result["reveal_ms"], result["bare_ms"]
+    return {"link": LINKS[kind], "qos": result["qos"], "reveal": summary(rev),
+            "bare": summary(bare), "rev": rev, "bare_ms": bare, "seconds": t1 - t0,
+            "cpu_ms_per_prompt": (cpu1 - cpu0) * 1000 / len(rev), "daemon_procs": len(pids),
+            "load": machine_load()}
+
+
+def print_latency(r: dict[str, Any]) -> bool:
+    name, rev, bare = r["link"], r["reveal"], r["bare"]
+    bound = REVEAL_BARE_FACTOR * bare["p99"] + REVEAL_SLACK_MS
+    ok: bool = rev["p99"] <= bound
+    qos = f", QoS {r['qos']} as the frames" if name == "mosquitto" else ""
+    print(f"latency {name}: {rev['n']} rounds x {SEATS} seats, {BARE_PER_ROUND} bare round "
+          f"trips per round interleaved{qos}; load {r['load']}")
+    print(f"  {name:<11} bare RTT  {fmt_ms(r['bare_ms'])}")
+    print(f"  {name:<11} reveal    {fmt_ms(r['rev'])}")
+    print(f"  {name:<11} reveal / bare RTT (same run): p50 {rev['p50'] / bare['p50']:.1f}x  "
+          f"p99 {rev['p99'] / bare['p99']:.1f}x")
+    print(f"  {name:<11} host CPU {r['cpu_ms_per_prompt']:.3f} ms per prompt "
+          f"({r['daemon_procs']} daemon process(es), {r['seconds']:.1f} s)")
+    print(f"  {name:<11} target reveal p99 {rev['p99']:.3f} ms <= {REVEAL_BARE_FACTOR:g} x "
+          f"bare RTT p99 + {REVEAL_SLACK_MS:g} ms = {bound:.3f} ms: {met(ok)}", flush=True)
+    return ok
+
+
+# ---------------------------------------------------------------- capacity and RSS
+
+async def table_run(n_tables: int, warmup: float, seconds: float, workers: int | None,
+                    sample_rss: bool, think: tuple[float, float] = CAPACITY_THINK,
+                    warm_prompts: int = 0, warm_max: float = RSS_WARM_MAX) -> dict[str, Any]:
+    """N tables for a warm-up (at least `warmup` seconds and, with `warm_prompts`, until
+    every table completed that many prompts, at most `warm_max` s) and then `seconds`: the
+    daemon's CPU over that window, its RSS every second, the prompts the rig saw."""
+    names = [f"t{i:03d}" for i in range(n_tables)]
+    rigs = 1 if n_tables < 20 else RIG_PROCESSES  # a few tables need no second process
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        broker = await Mosquitto(work, {t: [f"{t}-c{i}" for i in range(SEATS)]
+                                        for t in names}).ready()
+        conf = daemon_config(work, "capacity", names, None, broker.port)
+        daemon = start_daemon(conf, workers)
+        procs: list[asyncio.subprocess.Process] = []
+        samples: list[tuple[float, int]] = []
+        by_pid: list[dict[int, int]] = []  # each sample's RSS per daemon process
+        try:
+            for w in range(rigs):
+                procs.append(await spawn_rig("capacity", {
+                    "port": broker.port, "tables": names[w::rigs], "think": think,
+                    "warm_prompts": warm_prompts}))
+            for p in procs:
+                await read_json(p, 120, "ready")  # every double welcomed by the host
+            started = now()
+            warm_least = None
+            if warm_prompts:
+                try:
+                    warm_least = min([(await read_json(p, max(0.0, started + warm_max - now()),
+                                                       "warm"))["warm"] for p in procs])
+                except TimeoutError:
+                    warm_least = None  # measured anyway: print_rss says it was not warm
+            await asyncio.sleep(max(0.0, started + warmup - now()))
+            warm_s = now() - started
+            pids = tree(daemon.pid)
+            others = [broker.proc.pid, *(p.pid for p in procs)]
+            t0, cpu0, rest0 = now(), cpu_s(pids), cpu_s(others)
+            while True:
+                pids_now = tree(daemon.pid)
+                by_pid.append({pid: rss_kb([pid]) for pid in pids_now})
+                samples.append((now(), sum(by_pid[-1].values())))
+                if (t := now()) >= t0 + seconds:
+                    break
+                await asyncio.sleep(min(1.0, t0 + seconds - t))
+            t1, cpu1, rest1 = now(), cpu_s(pids), cpu_s(others)
+            if tree(daemon.pid) != pids:
+                print(f"  (the daemon's processes changed during the run: {pids} -> "
+                      f"{tree(daemon.pid)}; CPU of the gone ones is not counted)")
+            prompts: list[list[Any]] = []
+            for p in procs:
+                assert p.stdin is not None
+                p.stdin.write(b"stop\n")
+                await p.stdin.drain()
+            for p in procs:
+                prompts += (await read_json(p, 60, "prompts"))["prompts"]
+        finally:
+            await asyncio.gather(*(finish(p) for p in procs))
+            stop_daemon(daemon)
+            broker.stop()
+    # a prompt is complete once all 6 controllers of its table handled `revealed`
+    complete = [(lock, rev) for _t, _pid, lock, rev, n in prompts if n >= SEATS and lock > 0]
+    done = sorted(rev for _lock, rev in complete)
+    in_window = [rev for rev in done if t0 <= rev <= t1]
+    lat = [(rev - lock) * 1000 for lock, rev in complete if t0 <= lock <= t1]
+    n = len(in_window)
+    out = {"tables": n_tables, "workers": workers, "daemon_procs": len(pids), "think": think,
+           "warm_s": warm_s, "warm_prompts": warm_prompts, "warm_least": warm_least,
+           "seconds": t1 - t0, "prompts": n, "per_table_per_s": n / (t1 - t0) / n_tables,
+           "lat": lat, "host_cpu": (cpu1 - cpu0) / (t1 - t0),
+           "cpu_ms_per_prompt": (cpu1 - cpu0) * 1000 / n if n else float("nan"),
+           "rest_cpu": (rest1 - rest0) / (t1 - t0), "rss_kb": [kb for _t, kb in samples],
+           "rss_by_pid": (by_pid[0], by_pid[-1]), "daemon_pid": daemon.pid,
+           "load": machine_load()}
+    if sample_rss:
+        xs = [bisect.bisect_right(done, t) - bisect.bisect_right(done, t0) for t, _kb in samples]
+        ys = [float(kb) for _t, kb in samples]
+        slope, _a, err = least_squares([float(x) for x in xs], ys)
+        per_s, _a, _err = least_squares([t - t0 for t, _kb in samples], ys)
+        out |= {"fit_prompts": xs, "slope_kb_per_1000": slope * 1000,
+                "slope_err": err * 1000, "kb_per_min": per_s * 60}
+    if os.environ.get("BENCH_DEBUG"):
+        for lo in range(0, int(seconds), 5):
+            xs2 = [(rev - lock) * 1000 for lock, rev in complete
+                   if lo <= lock - t0 < lo + 5]
+            if xs2:
+                print(f"  t={lo:3d}-{lo + 5:3d}s n={len(xs2):5d} p50 {pct(xs2, 50):7.2f} "
+                      f"p99 {pct(xs2, 99):7.2f} max {max(xs2):7.2f}")
     return out
 
 
-async def _until(pred: Any, timeout: float = 10.0) -> None:
-    end = time.perf_counter() + timeout
-    while not pred():
-        if time.perf_counter() > end:
-            raise TimeoutError("benchmark stalled")
-        await asyncio.sleep(0.0002)
+def print_capacity(r: dict[str, Any]) -> None:
+    lat = r["lat"]
+    s = summary(lat) if lat else {"p50": float("nan"), "p99": float("nan"),
+                                  "max": float("nan")}
+    cpu_ok = r["cpu_ms_per_prompt"] <= CPU_MS_PER_PROMPT
+    workers = "default" if r["workers"] is None else r["workers"]
+    print(f"capacity {r['tables']:4d} tables x {SEATS}: {r['prompts']:6d} prompts in "
+          f"{r['seconds']:.1f} s, {r['per_table_per_s']:.2f} prompts/s/table, reveal p50 "
+          f"{s['p50']:6.2f} ms p99 {s['p99']:6.2f} ms max {s['max']:6.2f} ms; host CPU "
+          f"{100 * r['host_cpu']:3.0f}% = {r['cpu_ms_per_prompt']:.3f} ms/prompt (target <= "
+          f"{CPU_MS_PER_PROMPT:g} ms: {met(cpu_ok)}), host RSS {max(r['rss_kb']) / 1024:.1f} "
+          f"MB ({r['daemon_procs']} daemon process(es), --workers {workers}); controllers + "
+          f"broker {100 * r['rest_cpu']:3.0f}% of {100 * (os.cpu_count() or 1)}%; load "
+          f"{r['load']}", flush=True)
+    if r["tables"] == CAPACITY_TABLES:
+        print(f"capacity target {CAPACITY_TABLES} tables x {SEATS}, reveal p99 "
+              f"{s['p99']:.2f} ms <= {CAPACITY_P99_MS:g} ms (rig on the same machine): "
+              f"{met(s['p99'] <= CAPACITY_P99_MS)}", flush=True)
 
 
-class Mosquitto:
-    """A local Mosquitto with generated users and ACLs, started and stopped by pid."""
-
-    def __init__(self, work: Path, tables: dict[str, list[str]]) -> None:
-        from dialbox.broker import write_broker_config
-
-        self.port = free_port()
-        files = write_broker_config(work / "broker", tables, port=self.port, bind="127.0.0.1",
-                                    passwords={u: "pw-" + u for us in tables.values()
-                                               for u in us} | {"host": "pw-host"})
-        self.creds = files.credentials
-        self.conf = files.conf
-        with self.conf.open("a") as f:
-            f.write("max_queued_messages 10000\n")
-        exe = shutil.which("mosquitto") or "/usr/sbin/mosquitto"
-        self.proc = subprocess.Popen([exe, "-c", str(self.conf)], stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
-
-    def stop(self) -> None:
-        self.proc.terminate()
-        self.proc.wait(10)
+def print_cpu_fit(rows: list[dict[str, Any]]) -> None:
+    """The daemon's CPU (cores) against prompts per second over the capacity rows: the
+    marginal CPU of a prompt (slope) and what the daemon uses at rest (intercept)."""
+    xs = [r["prompts"] / r["seconds"] for r in rows]
+    ys = [r["host_cpu"] for r in rows]
+    if max(xs) - min(xs) < 1e-9:
+        return
+    slope, rest, err = least_squares(xs, ys)
+    print(f"capacity host CPU fitted over the {len(rows)} rows: {slope * 1000:.3f} ms per "
+          f"prompt (standard error {err * 1000:.3f}) + {100 * rest:.1f}% of a core whatever "
+          f"the prompts (timers, heartbeats, links)", flush=True)
 
 
-async def latency() -> dict[str, Any]:
-    rounds = int(os.environ.get("BENCH_ROUNDS", "300"))
-    results: dict[str, Any] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        pty_bare = await bare_pty()
-        pty_reveal = await reveal_latency("pty", work, rounds)
-        broker = Mosquitto(work, {TABLE: [f"c{i}" for i in range(SEATS)]})
-        try:
-            await wait_port(broker.port)
-            mqtt_bare = await bare_mqtt(broker.port, broker.creds)
-            mqtt_reveal = await reveal_latency("mqtt", work, rounds,
-                                               (broker.port, broker.creds))
-        finally:
-            broker.stop()
-    for name, bare, rev, target in (("pty serial", pty_bare, pty_reveal, 10.0),
-                                    ("mosquitto", mqtt_bare, mqtt_reveal, 20.0)):
-        bound = 2 * pct(bare, 50) + 5
-        print(f"{name:<11} bare RTT    {fmt(bare)}")
-        print(f"{name:<11} reveal      {fmt(rev)}   target p99 <= {bound:.2f} ms "
-              f"(2x bare + 5) and <= {target:.0f} ms: "
-              f"{'met' if pct(rev, 99) <= min(bound, target) else 'NOT met'}")
-        results[name] = {"bare_p50": pct(bare, 50), "bare_p99": pct(bare, 99),
-                         "reveal_p50": pct(rev, 50), "reveal_p99": pct(rev, 99)}
-    return results
-
-
-# ---------------------------------------------------------------- capacity
-
-async def _worker(spec: dict[str, Any]) -> None:
-    """A worker process: many controller doubles; prints each lock/revealed time."""
-    port, tables, seconds = spec["port"], spec["tables"], spec["seconds"]
-    ds: list[ControllerDouble] = []
-    marks: list[tuple[str, str, int, float]] = []
-
-    def hook(d: ControllerDouble, table: str) -> None:
-        def on_frame(msg: dict[str, Any]) -> None:
-            if msg["t"] == "revealed":
-                marks.append(("revealed", table, msg["pid"], time.perf_counter()))
-
-        d.on_frame = on_frame
-        real_lock = d.lock
-
-        def lock() -> None:
-            p = d.prompt
-            real_lock()
-            if p is not None:
-                marks.append(("lock", table, p["pid"], time.perf_counter()))
-
-        d.lock = lock  # type: ignore[method-assign]
-
-    for table in tables:
-        for i in range(SEATS):
-            uid = f"{table}-c{i}"
-            d = ControllerDouble(uid, auto=True, think=(0.6, 0.95), keep=2, mqtt={
-                "host": "127.0.0.1", "port": port, "table": table, "user": uid,
-                "password": "pw-" + uid}, key=bench_key(uid))
-            hook(d, table)
-            ds.append(d)
-
-    async def sit_down(table_ds: list[ControllerDouble]) -> None:
-        # tables start at different moments within a second, as at a real event (all in
-        # phase, every table would lock in the same few hundred milliseconds)
-        await asyncio.sleep(random.uniform(0, 1))
-        await asyncio.gather(*(d.start() for d in table_ds))
-
-    await asyncio.gather(*(sit_down(ds[k:k + SEATS]) for k in range(0, len(ds), SEATS)))
-    gc.collect()
-    gc.freeze()  # the doubles are long-lived: keep them out of the collector's full passes
-    print(json.dumps({"ready": True}), flush=True)
-    await asyncio.sleep(seconds)
-    print(json.dumps({"marks": marks}), flush=True)
-    for d in ds:
-        await d.stop()
-
-
-def _cpu_s(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _rss_kb(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
-
-
-async def capacity(n_tables: int, seconds: float = 20.0, workers: int = 2) -> dict[str, Any]:
-    names = [f"t{i:03d}" for i in range(n_tables)]
-    with tempfile.TemporaryDirectory() as tmp:
-        work = Path(tmp)
-        broker = Mosquitto(work, {t: [f"{t}-c{i}" for i in range(SEATS)] for t in names})
-        await wait_port(broker.port)
-        conf = _daemon_config(work, "capacity", names, None, (broker.port, broker.creds))
-        host = _start_daemon(conf)
-        env = _env()
-        procs = []
-        try:
-            for w in range(workers):
-                spec = {"port": broker.port, "tables": names[w::workers], "seconds": seconds}
-                prof = os.environ.get("BENCH_WORKER_PROFILE")
-                procs.append(await asyncio.create_subprocess_exec(
-                    sys.executable, *(["-m", "cProfile", "-o", f"{prof}.{w}"] if prof else []),
-                    "-m", "bench.host", "_worker", json.dumps(spec),
-                    cwd=ROOT, env=env, stdout=asyncio.subprocess.PIPE, limit=1 << 28))
-            for p in procs:
-                assert p.stdout is not None
-                await p.stdout.readline()  # ready
-            rss = []
-            others = [broker.proc.pid, *(p.pid for p in procs)]
-            cpu0, t0 = _cpu_s(host.pid), time.perf_counter()
-            others0 = sum(_cpu_s(pid) for pid in others)
-            for _ in range(int(seconds) - 1):
-                await asyncio.sleep(1)
-                rss.append(_rss_kb(host.pid))
-            elapsed = time.perf_counter() - t0
-            cpu = (_cpu_s(host.pid) - cpu0) / elapsed
-            cpu_rest = (sum(_cpu_s(pid) for pid in others) - others0) / elapsed
-            marks: list[list[Any]] = []
-            for p in procs:
-                assert p.stdout is not None
-                line = await p.stdout.readline()
-                marks += json.loads(line)["marks"]
-                await p.wait()
-        finally:
-            host.terminate()
-            host.wait(10)
-            broker.stop()
-    last_lock: dict[tuple[str, int], float] = {}
-    last_rev: dict[tuple[str, int], float] = {}
-    revs: dict[tuple[str, int], int] = {}
-    for kind, table, pid, t in marks:
-        key = (table, pid)
-        if kind == "lock":
-            last_lock[key] = max(last_lock.get(key, 0.0), t)
+def print_rss(r: dict[str, Any], kept: str, history: int) -> None:
+    kb = r["rss_kb"]
+    slope, err = r["slope_kb_per_1000"], r["slope_err"]
+    ok = slope < RSS_KB_PER_1000
+    lo, hi = r["think"]
+    warm = f"warm-up {r['warm_s']:.0f} s"
+    if r["warm_prompts"]:
+        if r["warm_least"] is None:
+            warm += (f", cut at {RSS_WARM_MAX:g} s before every table had played "
+                     f"{r['warm_prompts']} prompts")
         else:
-            last_rev[key] = max(last_rev.get(key, 0.0), t)
-            revs[key] = revs.get(key, 0) + 1
-    start = min(last_lock.values(), default=0.0) + WARM_UP
-    lat = [(last_rev[k] - last_lock[k]) * 1000 for k in last_rev
-           if revs[k] == SEATS and k in last_lock and last_lock[k] >= start]
-    if os.environ.get("BENCH_DEBUG"):
-        t0m = min(last_lock.values())
-        for lo in range(0, int(seconds), 2):
-            xs = [(last_rev[k] - last_lock[k]) * 1000 for k in last_rev
-                  if revs[k] == SEATS and k in last_lock and lo <= last_lock[k] - t0m < lo + 2]
-            if xs:
-                print(f"  t={lo:2d}-{lo + 2:2d}s n={len(xs):4d} p50 {pct(xs, 50):7.2f} "
-                      f"p99 {pct(xs, 99):7.2f} max {max(xs):7.2f}")
-    prompts_per_s = len(lat) / (seconds - WARM_UP) / n_tables
-    return {"tables": n_tables, "prompts": len(lat), "per_table_per_s": prompts_per_s,
-            "p50": pct(lat, 50) if lat else None, "p99": pct(lat, 99) if lat else None,
-            "rss_mb": max(rss) / 1024 if rss else None, "host_cpu": cpu,
-            "rest_cpu": cpu_rest}
+            warm += f", until every table had played {r['warm_prompts']} prompts"
+    print(f"rss {r['tables']} tables x {SEATS}, controllers locking {lo:g}-{hi:g} s after "
+          f"each prompt: {warm}; then {len(kb)} samples over "
+          f"{r['seconds']:.1f} s, {r['prompts']} prompts ({r['per_table_per_s']:.2f}/s/table), "
+          f"host CPU {r['cpu_ms_per_prompt']:.3f} ms/prompt; load {r['load']}")
+    steady = r["warm_least"] is not None and r["warm_prompts"] > history
+    print(f"  {kept} per table: {'steady state' if steady else 'NOT a steady state'}")
+    print(f"  host RSS {kb[0]} KB at start, {kb[-1]} KB at end (min {min(kb)}, max {max(kb)}; "
+          f"{r['daemon_procs']} daemon process(es))")
+    first, last = r["rss_by_pid"]
+    if len(first) > 1:
+        print("  by process, start -> end: " + ", ".join(
+            f"{'supervisor' if pid == r['daemon_pid'] else f'worker {pid}'} {first[pid]} -> "
+            f"{last.get(pid, 0)} KB" for pid in sorted(first)))
+    xs = r["fit_prompts"]
+    quarters = [round(q * (len(kb) - 1) / 4) for q in range(5)]
+    print("  RSS over the window: " + ", ".join(
+        f"{kb[i] / 1024:.2f} MB at {xs[i]} prompts" for i in quarters))
+    half = len(kb) // 2
+    if len(kb) - half >= 3 and xs[-1] > xs[half]:
+        late, _a, late_err = least_squares([float(x) for x in xs[half:]],
+                                           [float(y) for y in kb[half:]])
+        print(f"  second half alone: {late * 1000:+.3f} KB per 1,000 prompts (standard error "
+              f"{late_err * 1000:.3f})")
+    print(f"  RSS growth {slope:+.3f} KB per 1,000 prompts (least squares over the "
+          f"{len(kb)} samples, standard error {err:.3f}); target < {RSS_KB_PER_1000:g} KB per "
+          f"1,000 prompts: {met(ok)}")
+    print(f"  against time: {r['kb_per_min']:+.1f} KB per minute", flush=True)
+
+
+def history_kept() -> tuple[str, int]:
+    """What the daemon keeps in memory per table, in words, and the number of prompts a table
+    must play before that is full: more than twice HISTORY_KEPT (its histories hold between
+    HISTORY_KEPT and twice that, trimmed in chunks)."""
+    try:
+        from dialbox.runner.prompts import HISTORY_KEPT
+    except ImportError:
+        return "the daemon's histories: bound unknown, 1000 assumed, up to 2000", 2000
+    return (f"the daemon keeps {HISTORY_KEPT} to {2 * HISTORY_KEPT} prompts of history "
+            "(dialbox.runner.prompts.HISTORY_KEPT)", 2 * HISTORY_KEPT)
+
+
+# ---------------------------------------------------------------- main
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench.host", description=__doc__.split(
+        "\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", nargs="?", default="all",
+                   choices=("all", "latency", "capacity", "rss"))
+    p.add_argument("args", nargs="*", help="latency: pty and/or mqtt; capacity: table "
+                   "counts; rss: one table count")
+    p.add_argument("--workers", type=int, default=None,
+                   help="passed to `dialbox run --workers` in capacity and rss runs (env "
+                   "BENCH_WORKERS; default: the daemon's own default)")
+    return p
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = sys.argv[1:] if argv is None else argv
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    args = _parser().parse_args(sys.argv[1:] if argv is None else argv)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    if args and args[0] == "_worker":
-        asyncio.run(_worker(json.loads(args[1])))
-        return
-    what = args[0] if args else "all"
+    workers = args.workers
+    if workers is None and os.environ.get("BENCH_WORKERS"):
+        workers = int(os.environ["BENCH_WORKERS"])
+    what = args.what
+    started = now()
+    print(f"bench.host: {what}; Python {platform.python_version()}, "
+          f"{os.cpu_count()} CPUs; load {machine_load()}", flush=True)
+    targets: list[str] = []
     if what in ("all", "latency"):
-        asyncio.run(latency())
+        rounds = int(os.environ.get("BENCH_ROUNDS") or ROUNDS)
+        kinds = args.args if what == "latency" and args.args else ["pty", "mqtt"]
+        for kind in kinds:
+            if kind not in LINKS:
+                raise SystemExit(f"bench.host latency: no link {kind!r} (pty, mqtt)")
+            r = asyncio.run(latency(kind, rounds))
+            ok = print_latency(r)
+            targets.append(f"reveal p99 <= 2 x bare RTT p99 + 2 ms over {r['link']}: "
+                           f"{met(ok)} ({r['reveal']['p99']:.2f} vs "
+                           f"{2 * r['bare']['p99'] + 2:.2f} ms)")
     if what in ("all", "capacity"):
-        counts = [int(a) for a in args[1:]] or [10, 50, 100, 200]
+        counts = [int(a) for a in args.args] if what == "capacity" and args.args \
+            else list(CAPACITY_COUNTS)
+        seconds = _float_env("BENCH_CAPACITY_SECONDS", CAPACITY_SECONDS)
+        warmup = _float_env("BENCH_WARMUP", CAPACITY_WARMUP)
+        rows = []
         for n in counts:
-            r = asyncio.run(capacity(n))
-            print(f"capacity {r['tables']:4d} tables x {SEATS}: {r['prompts']:6d} reveals, "
-                  f"{r['per_table_per_s']:.2f} prompts/s/table, reveal p50 "
-                  f"{r['p50'] or 0:7.2f} ms p99 {r['p99'] or 0:7.2f} ms, "
-                  f"host RSS {r['rss_mb'] or 0:6.1f} MB, host CPU {100 * r['host_cpu']:3.0f}% "
-                  f"(controllers + broker {100 * r['rest_cpu']:3.0f}% of 200%)",
-                  flush=True)
+            r = asyncio.run(table_run(n, warmup, seconds, workers, sample_rss=False))
+            print_capacity(r)
+            rows.append(r)
+            if n == CAPACITY_TABLES:
+                p99 = pct(r["lat"], 99) if r["lat"] else float("nan")
+                targets.append(f"{CAPACITY_TABLES} tables x {SEATS} reveal p99 <= "
+                               f"{CAPACITY_P99_MS:g} ms: {met(p99 <= CAPACITY_P99_MS)} "
+                               f"({p99:.2f} ms)")
+            targets.append(f"host CPU per prompt <= {CPU_MS_PER_PROMPT:g} ms at {n} tables: "
+                           f"{met(r['cpu_ms_per_prompt'] <= CPU_MS_PER_PROMPT)} "
+                           f"({r['cpu_ms_per_prompt']:.3f} ms)")
+        if len(rows) >= 2:
+            print_cpu_fit(rows)
+    if what in ("all", "rss"):
+        n = int(args.args[0]) if what == "rss" and args.args else int(
+            os.environ.get("BENCH_RSS_TABLES") or RSS_TABLES)
+        seconds = _float_env("BENCH_SECONDS", RSS_SECONDS)
+        warmup = _float_env("BENCH_WARMUP", RSS_WARMUP)
+        kept, history = history_kept()
+        warm_prompts = int(os.environ.get("BENCH_WARM_PROMPTS") or history + 100)
+        r = asyncio.run(table_run(n, warmup, seconds, workers, sample_rss=True,
+                                  think=RSS_THINK, warm_prompts=warm_prompts))
+        print_rss(r, kept, history)
+        targets.append(f"RSS growth < {RSS_KB_PER_1000:g} KB per 1,000 prompts: "
+                       f"{met(r['slope_kb_per_1000'] < RSS_KB_PER_1000)} "
+                       f"({r['slope_kb_per_1000']:+.3f} KB)")
+    print(f"targets ({now() - started:.0f} s in all; load {machine_load()}):")
+    for t in targets:
+        print(f"  {t}")
+    sys.stdout.flush()
 
 
 if __name__ == "__main__":
