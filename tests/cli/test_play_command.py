@@ -43,8 +43,10 @@ def test_a_human_is_told_why_a_choice_is_illegal_and_may_quit(
 ) -> None:
     monkeypatch.setattr("sys.stdin", io.StringIO("Z\nA\nS 0\nNE 2\nN 1\nq\n"))
     code = main(["play", "pixoid", "--humans", "1", "--bots", "3"])
-    out = capsys.readouterr().out
-    assert code == 1
+    out, err = capsys.readouterr()
+    assert code == 0  # quitting on purpose
+    assert out.splitlines()[-1] == ("goodbye: you left the game after 3 decision(s) "
+                                    "(--save FILE keeps a game)") and err == ""
     assert "'Z' is not a face of the right wheel" in out
     assert "Pixoid (seat 1) starts on Starting Pix A" in out
     assert "distance 0 is not allowed: Pixoid and Bugs always move" in out
@@ -56,9 +58,21 @@ def test_a_human_is_told_why_a_choice_is_illegal_and_may_quit(
 
 def test_bad_options_and_bots_are_reported(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["play", "pixoid", "--humans", "0", "--bots", "5"]) == 2
-    assert "players" in capsys.readouterr().out
+    assert "players" in capsys.readouterr().err
     assert main(["play", "pixoid", "--bot", "genius"]) == 2
-    assert "no bot 'genius'" in capsys.readouterr().out
+    assert "no bot 'genius'" in capsys.readouterr().err
+
+
+def test_the_end_of_input_stops_the_game_and_says_so(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    save = tmp_path / "game.json"
+    monkeypatch.setattr("sys.stdin", io.StringIO(""))
+    assert main(["play", "pixoid", "--humans", "1", "--bots", "3",
+                 "--save", str(save)]) == 1
+    out, err = capsys.readouterr()
+    assert err == "dialbox play: end of input: the game stops after 0 decision(s) (saved)\n"
+    assert f"saved to {save}" in out and save.exists()
 
 
 @pytest.mark.parametrize("spelling", ["trial-of-the-gods", "trialofthegods",
@@ -83,8 +97,9 @@ def test_an_unknown_game_is_one_line_listing_the_known_games(
     from dialbox.engine import game_names
 
     assert main(["play", "trial-of-gods", "--humans", "0"]) == 2
-    out = capsys.readouterr().out.strip()
-    assert out == ("unknown game 'trial-of-gods'; known games: " + ", ".join(game_names()))
+    err = capsys.readouterr().err
+    assert err == ("dialbox play: unknown game 'trial-of-gods'; known games: "
+                   + ", ".join(game_names()) + "\n")
 
 
 def test_any_registered_game_plays_even_without_a_drawing_or_bots(
@@ -113,11 +128,11 @@ def test_a_game_saved_when_a_player_quits_is_resumed_with_load(
     # seat 1 at the keyboard answers one decision, then quits: the game is saved half-played
     monkeypatch.setattr("sys.stdin", io.StringIO("?\nq\n"))
     assert main(["play", "pixoid", "--humans", "1", "--bots", "3", "--seed", "5",
-                 "--save", str(save)]) == 1
+                 "--save", str(save)]) == 0
     legal = capsys.readouterr().out.split("your choice (? lists, q quits):")[1].split(",")[0]
     monkeypatch.setattr("sys.stdin", io.StringIO(f"{legal.strip()}\nq\n"))
     assert main(["play", "pixoid", "--humans", "1", "--bots", "3", "--seed", "5",
-                 "--save", str(save)]) == 1
+                 "--save", str(save)]) == 0
     half = get_game("pixoid").from_json(json.loads(save.read_text()))
     assert len(half.log) >= 1 and not half.over
     capsys.readouterr()
@@ -135,7 +150,9 @@ def test_a_broken_save_is_refused_with_the_reason(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:
     def said() -> str:
-        return " ".join(capsys.readouterr().out.split())  # (the console wraps long lines)
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1  # one line, however long
+        return err
 
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
@@ -246,5 +263,5 @@ def test_a_bad_pip_cycle_option_is_one_clear_line(
 ) -> None:
     assert main(["play", "pipcycle", "--humans", "0", *args]) == 2
     out, err = capsys.readouterr()
-    assert out.splitlines() == [out.strip()] and said in out
+    assert err.splitlines() == [err.strip()] and said in err and out == ""
     assert "Traceback" not in out + err

@@ -120,5 +120,5 @@ def test_dialbox_play_starts_from_a_position_file(tmp_path: Path,
     path.write_text(json.dumps({**PIXOID, "reserve": 0}))
     assert main(["play", "pixoid", "--humans", "0", "--bots", "4", "--position",
                  str(path)]) == 2
-    assert "pixoid position: reserve:" in capsys.readouterr().out
+    assert "pixoid position: reserve:" in capsys.readouterr().err
 

@@ -116,8 +116,7 @@ def test_devices_lists_a_controller_on_a_pty(tmp_path: Path) -> None:
         try:
             proc = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "dialbox", "devices", "--json",
-                str(tmp_path / "links" / "*"), str(tmp_path / "nothing-here"),
-                stdout=asyncio.subprocess.PIPE)
+                str(tmp_path / "links" / "*"), stdout=asyncio.subprocess.PIPE)
             out, _ = await proc.communicate()
             rows: list[dict[str, object]] = json.loads(out)
             return rows
@@ -146,8 +145,8 @@ def test_devices_with_a_config_needs_its_mqtt_section(
     f = tmp_path / "serial-only.toml"
     f.write_text(GOOD.format(journal=tmp_path / "j.sqlite"))
     assert main(["devices", "--config", str(f), "/nonexistent/port-*"]) == 2
-    assert "has no [mqtt] section" in capsys.readouterr().out
+    assert "has no [mqtt] section" in capsys.readouterr().err
     broken = tmp_path / "broken.toml"
     broken.write_text("[host\n")
     assert main(["devices", "--config", str(broken)]) == 2
-    assert "broken.toml" in capsys.readouterr().out
+    assert "broken.toml" in capsys.readouterr().err

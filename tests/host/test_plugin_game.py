@@ -55,7 +55,7 @@ def test_one_human_sees_their_own_private_events_only(monkeypatch: pytest.Monkey
 
     card = game_info(NAME).game({"players": 2, "seed": 4}).hands[0][0]
     monkeypatch.setattr("sys.stdin", io.StringIO(f"1\n{card}\nq\nq\n"))
-    assert main(["play", NAME, "--humans", "1", "--bots", "1", "--seed", "4"]) == 1
+    assert main(["play", NAME, "--humans", "1", "--bots", "1", "--seed", "4"]) == 0  # (q)
     out = capsys.readouterr().out
     assert f"You play your {card}." in out and out.count("You play your") == 1
 

@@ -50,7 +50,8 @@ def add_parser(sub: Any) -> None:
                    "0.3 in a terminal, 0 otherwise)")
     p.add_argument("--headless", action="store_true",
                    help="no commentary and no browser: the live terminal view instead")
-    p.add_argument("--json", action="store_true", help="print a machine-readable summary")
+    p.add_argument("--json", action="store_true",
+                   help="print a machine-readable summary: one line of JSON (seats 1-based)")
     p.add_argument("-v", "--verbose", action="store_true", help="log what the daemon does")
     add_display_args(p)
     p.set_defaults(func=run)
@@ -101,20 +102,46 @@ def default_players(counts: tuple[int, ...]) -> int:
     return 4 if 4 in counts else min(counts)
 
 
+def check_args(args: argparse.Namespace) -> None:
+    """Everything the demo can check before it starts anything (Failure: one line): the
+    game and its table size, counts and seconds, the broker, the screen's address."""
+    from dialbox.cli import Failure, check_listen
+    from dialbox.daemon.embedded import demo_broker
+    from dialbox.engine.errors import EngineError
+    from dialbox.engine.registry import game_info
+
+    try:
+        info = game_info(args.game)  # "unknown game 'x'; known games: ..."
+        if args.players is None:
+            args.players = default_players(info.players)
+        info.check_players(args.players)  # "pipcycle is for 2-3 players, not 4"
+        info.seats({"players": args.players, "seed": args.seed or 0})
+    except EngineError as e:
+        raise Failure(str(e)) from None
+    if args.controllers is not None and args.controllers < 0:
+        raise Failure(f"--controllers {args.controllers}: simulated controllers, 0 or more")
+    for flag, value in (("--hand-pause", args.hand_pause), ("--pace", args.pace),
+                        ("--linger", args.linger)):
+        if value is not None and not value >= 0:
+            raise Failure(f"{flag} {value}: seconds, 0 or more")
+    if args.transport == "mqtt":
+        try:
+            demo_broker(args.broker)
+        except RuntimeError as e:
+            raise Failure(str(e)) from None
+    if not (args.json or args.no_displays):
+        check_listen(args.screen_host, args.screen_port, "--screen-port")
+
+
 def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import FAILED, Failure
     from dialbox.daemon.embedded import run_demo
     from dialbox.engine.errors import EngineError
 
+    check_args(args)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING,
                         format="%(asctime)s %(name)s %(message)s")
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
-    if args.players is None:
-        from dialbox.engine.registry import game_info
-        try:
-            args.players = default_players(game_info(args.game).players)
-        except EngineError as e:
-            print(f"dialbox demo: {e}", file=sys.stderr)
-            return 2
     shown: set[int] = set()
 
     def commentary(state: dict[str, Any]) -> None:
@@ -141,14 +168,11 @@ def run(args: argparse.Namespace) -> int:
             summary = asyncio.run(play())
         else:
             summary = asyncio.run(with_displays(args, play))
-    except KeyboardInterrupt:
-        return 130
     except (EngineError, RuntimeError, TimeoutError) as e:
-        print(f"dialbox demo: {e}")
-        return 1
+        raise Failure(str(e), FAILED) from None
     out = summary.to_json()
     if args.json:
-        print(json.dumps(out, indent=2))
+        print(json.dumps(out, separators=(",", ":")))
     else:
         result = summary.result or {}
         print(f"{summary.game}: game over after {summary.prompts} decisions in "
@@ -160,4 +184,4 @@ def run(args: argparse.Namespace) -> int:
         if summary.restarts:
             print(f"(simulated controllers powered on again after their firmware stopped: "
                   f"{', '.join(summary.restarts)})")
-    return 0 if summary.result is not None else 1
+    return 0 if summary.result is not None else FAILED

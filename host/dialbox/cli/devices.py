@@ -76,7 +76,8 @@ async def on_broker(config: Any, timeout: float) -> list[dict[str, Any]]:
     from dialbox.transports.mqtt import ONLINE, BrokerClient, Topics
 
     m = config.mqtt
-    where = f"{m.host}:{m.port}"
+    host, port = m.nodes()[0]  # (a clustered broker: its first node; see docs/host.md, "Venue")
+    where = f"{host}:{port}"
     topics = {t.name: Topics(t.name) for t in config.tables}
     rows: dict[tuple[str, str], bool] = {}
 
@@ -93,7 +94,7 @@ async def on_broker(config: Any, timeout: float) -> list[dict[str, Any]]:
     client.on_message = on_message
     tls = ssl.create_default_context(cafile=m.tls_ca) if m.tls_ca else False
     try:
-        await asyncio.wait_for(client.connect(m.host, m.port, ssl=tls, version=MQTTv311),
+        await asyncio.wait_for(client.connect(host, port, ssl=tls, version=MQTTv311),
                                timeout)
     except (OSError, MQTTConnectError, TimeoutError) as e:
         return [{"broker": where, "error": f"cannot reach the broker: {e or type(e).__name__}"}]
@@ -107,21 +108,39 @@ async def on_broker(config: Any, timeout: float) -> list[dict[str, Any]]:
             for (table, uid), online in sorted(rows.items())]
 
 
+def missing_ports(patterns: list[str]) -> list[str]:
+    """What is wrong with the ports and globs named on the command line that match nothing
+    ("/dev/ttyNOPE: no such port", "/dev/pts/9*: no port matches")."""
+    import glob
+    import os
+
+    out = []
+    for p in patterns:
+        if glob.has_magic(p):
+            if not glob.glob(p):
+                out.append(f"{p}: no port matches")
+        elif not os.path.exists(p):
+            out.append(f"{p}: no such port")
+    return out
+
+
 def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import Failure
     from dialbox.transports.serial import DEFAULT_USB, present_ports
 
+    if not args.timeout > 0:
+        raise Failure(f"--timeout {args.timeout}: seconds, more than 0")
     config = None
     if args.config:
-        from dialbox.daemon import ConfigError, load_config
+        from dialbox.cli import config as load_config
 
-        try:
-            config = load_config(args.config)
-        except ConfigError as e:
-            print(f"dialbox devices: {e}")
-            return 2
+        config = load_config(args.config)
         if config.mqtt is None:
-            print(f"dialbox devices: {args.config} has no [mqtt] section")
-            return 2
+            raise Failure(f"{args.config} has no [mqtt] section (serial controllers are "
+                          "listed without --config)")
+    missing = missing_ports(args.ports)
+    if missing:
+        raise Failure("; ".join(missing))
 
     async def main() -> list[dict[str, Any]]:
         ports = present_ports(args.ports, DEFAULT_USB)

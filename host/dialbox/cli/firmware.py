@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +47,27 @@ def add_parser(sub: Any) -> None:
     h = fsub.add_parser("hardware", help="regenerate hardware/<board>/: pinout, Wokwi "
                         "diagram, netlist and BOM")
     h.set_defaults(func=run_hardware)
-    p.set_defaults(func=lambda _a: _usage(p))
+
+
+def check_board(name: str) -> None:
+    """Failure naming the known boards unless `name` has a profile in firmware/boards/."""
+    from dialbox.cli import Failure
+    from dialbox.firmware_tools import bundle
+
+    if name not in bundle.boards():
+        raise Failure(f"unknown board {name!r}; boards: {', '.join(bundle.boards())}")
+
+
+def check_port(port: str) -> None:
+    """Failure unless the serial port exists (a path; mpremote's shortcuts such as `a0`
+    pass)."""
+    import os
+
+    from dialbox.cli import Failure
+
+    if "/" in port and not os.path.exists(port):
+        raise Failure(f"{port}: no such port (is the board plugged in? `dialbox devices` "
+                      "lists the controllers)")
 
 
 def run_build(args: argparse.Namespace) -> int:
@@ -56,9 +75,8 @@ def run_build(args: argparse.Namespace) -> int:
 
     names = bundle.boards() if args.board == "all" else [args.board]
     for name in names:
-        if name not in bundle.boards():
-            print(f"unknown board {name!r}; known: {', '.join(bundle.boards())}", file=sys.stderr)
-            return 2
+        check_board(name)
+    for name in names:
         out = args.out / name if args.out is not None else None
         built = bundle.build(name, out)
         print(
@@ -79,9 +97,13 @@ def run_hardware(_args: argparse.Namespace) -> int:
 def run_deploy(args: argparse.Namespace) -> int:
     from rich.progress import BarColumn, Progress, TextColumn
 
+    from dialbox.cli import FAILED, Failure
     from dialbox.firmware_tools import bundle, deploy
 
+    check_board(args.board)
+    check_port(args.port)
     built = bundle.build(args.board)
+    said: list[str] = []
     with Progress(
         TextColumn("{task.description}"), BarColumn(), TextColumn("{task.completed}/{task.total}")
     ) as progress:
@@ -90,30 +112,61 @@ def run_deploy(args: argparse.Namespace) -> int:
         def on_file(done: int, total: int, name: str) -> None:
             progress.update(task, completed=done, description=f"copy {name}")
 
-        status = deploy.deploy(built, args.port, on_file)
+        status = deploy.deploy(built, args.port, on_file, said=said)
     if status != 0:
-        print(f"mpremote failed (exit {status})", file=sys.stderr)
-        return 1
+        raise Failure(deploy.why(args.port, said, status), FAILED)
     print(f"deployed {len(built.files)} files to {args.port}; the board is resetting")
     return 0
 
 
+def check_provisioning(args: argparse.Namespace) -> None:
+    """The fields the controller checks (firmware/dialbox_fw/core/config.py), checked here
+    first: a refusal names the option, and no port is opened for nothing."""
+    import re
+
+    from dialbox.cli import Failure
+
+    ident = re.compile(r"^[A-Za-z0-9_.-]+$")
+    if not ident.match(args.device) or len(args.device) > 32:
+        raise Failure(f"--device {args.device!r}: a device id is 1-32 of A-Za-z0-9_.-")
+    if args.colour and not re.fullmatch(r"[0-9A-Fa-f]{6}", args.colour):
+        raise Failure(f"--colour {args.colour!r}: a colour rrggbb in hex, e.g. e53935")
+    if args.broker and not args.table:
+        raise Failure("--table: the table's name is needed with --broker")
+    if not 1 <= args.mqtt_port <= 65535:
+        raise Failure(f"--mqtt-port {args.mqtt_port}: not a port (1-65535)")
+    for flag, value, limit in (("--ssid", args.ssid, 32), ("--psk", args.psk, 63),
+                               ("--broker", args.broker, 64), ("--user", args.user, 32),
+                               ("--password", args.password, 64), ("--table", args.table, 32)):
+        if len(value) > limit:
+            raise Failure(f"{flag}: at most {limit} characters")
+    if args.ssid and not args.broker:
+        raise Failure("--ssid needs --broker (the MQTT broker the controller joins)")
+
+
 def run_provision(args: argparse.Namespace) -> int:
+    from dialbox.cli import FAILED, Failure
     from dialbox.firmware_tools.provision import ProvisionError, Provisioning, provision
     from dialbox.sessions.keys import KeyStore, KeyStoreError, new_key
     from dialbox_protocol import codec
 
+    check_provisioning(args)
     store: KeyStore | None = None
     if args.config is not None:
-        from dialbox.daemon import ConfigError, load_config
+        from dialbox.cli import config
 
-        try:
-            store = KeyStore(load_config(args.config).host.keys_path())
-        except ConfigError as e:
-            print(f"provisioning failed: {e}", file=sys.stderr)
-            return 2
+        store = KeyStore(config(args.config).host.keys_path())
     elif args.keys is not None:
         store = KeyStore(args.keys)
+    if store is not None:
+        try:
+            store.load()  # a broken key store stops here, before the controller is touched
+        except KeyStoreError as e:
+            raise Failure(str(e)) from None
+        there = next(d for d in store.path.absolute().parents if d.exists())
+        if not there.is_dir():
+            raise Failure(f"{store.path}: {there} is not a directory")
+    check_port(args.port)
     key = None if store is None else new_key()
     p = Provisioning(
         device=args.device,
@@ -133,16 +186,10 @@ def run_provision(args: argparse.Namespace) -> int:
             # only once the controller holds it: a failed run leaves the old key working
             store.provision(args.device, key)
     except (ProvisionError, OSError, KeyStoreError) as e:
-        print(f"provisioning failed: {e}", file=sys.stderr)
-        return 1
+        raise Failure(f"provisioning failed: {e}", FAILED) from None
     print(f"provisioned {hello['uid']} ({hello['board']}, fw {hello['fw']}) as {args.device}")
     if store is not None:
         print(f"its device key is in {store.path} (the daemon reads it at the next hello)")
     else:
         print("no device key: a host with require_keys on will refuse it")
     return 0
-
-
-def _usage(p: argparse.ArgumentParser) -> int:
-    p.print_help()
-    return 2

@@ -221,12 +221,13 @@ class Table:
 
 
 def _read(console: Console) -> Callable[[str, bool], str]:
+    """A line from the keyboard (or a pipe); EOFError at the end of input."""
     def read(prompt: str, secret: bool) -> str:
         if not sys.stdin.isatty():
             console.print(prompt, end="")
             line = sys.stdin.readline()
             if not line:
-                return "q"
+                raise EOFError
             return line
         return console.input(prompt, password=secret)
 
@@ -260,20 +261,35 @@ def _default_bots(players: tuple[int, ...], humans: int) -> int:
     return max(fits) if fits else 3
 
 
+def _check_save(path: Path) -> None:
+    """Failure now, before the game, if --save could not be written at its end."""
+    import os
+
+    from dialbox.cli import Failure
+
+    if path.is_dir():
+        raise Failure(f"--save {path}: is a directory")
+    there = path.absolute().parent
+    if not there.is_dir():
+        raise Failure(f"--save {path}: no directory {there}")
+    if not os.access(there, os.W_OK | os.X_OK) or (path.exists()
+                                                  and not os.access(path, os.W_OK)):
+        raise Failure(f"--save {path}: this user cannot write there")
+
+
 def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import FAILED, Failure
+
     console = Console(highlight=False)
+    if args.save is not None:
+        _check_save(args.save)
     try:
         info = game_info(args.game)  # "unknown game 'x'; known games: ..." in one line
-    except EngineError as e:
-        console.print(f"[red]{e}[/]", soft_wrap=True)
-        return 2
-    if args.bots is None:
-        args.bots = _default_bots(info.players, args.humans)
-    if args.humans < 0 or args.bots < 0:
-        console.print("[red]--humans and --bots count players: 0 or more[/]")
-        return 2
-    cls: type[Game] = info.game
-    try:
+        if args.bots is None:
+            args.bots = _default_bots(info.players, args.humans)
+        if args.humans < 0 or args.bots < 0:
+            raise Failure("--humans and --bots count players: 0 or more")
+        cls: type[Game] = info.game
         bot = info.bot(args.bot)
         if args.load is not None:
             game = _load(cls, args.load)
@@ -285,16 +301,27 @@ def run(args: argparse.Namespace) -> int:
             else:
                 game = cls(parse_options(args))
     except EngineError as e:
-        console.print(f"[red]{e}[/]", soft_wrap=True)  # one line, however wide the terminal
-        return 2
+        raise Failure(str(e)) from None
     if args.load is not None:
         console.print(f"resumed {args.load}: {len(game.log)} decision(s) replayed")
     humans = list(range(min(args.humans, game.options.players)))
     seats = range(len(humans), game.options.players)
     bots = {s: bot(args.seed * 100 + s) for s in seats}
     table = Table(game, humans, bots, console, info.draw, _read(console), args.watch)
-    finished = table.play()
+    try:
+        finished, ended = table.play(), False
+    except EOFError:
+        finished, ended = False, True
+    if not finished and not sys.stdin.isatty():
+        console.print()  # (what was typed is not echoed: the prompt's line ends here)
     if args.save is not None:
         args.save.write_text(json.dumps(game.to_json(), indent=1))
-        console.print(f"saved to {args.save}")
-    return 0 if finished else 1
+        console.print(f"saved to {args.save}", soft_wrap=True)
+    if ended:
+        raise Failure(f"end of input: the game stops after {len(game.log)} decision(s)"
+                      f"{' (saved)' if args.save is not None else ''}", FAILED)
+    if not finished:
+        console.print(f"goodbye: you left the game after {len(game.log)} decision(s)"
+                      f"{'' if args.save is not None else ' (--save FILE keeps a game)'}",
+                      soft_wrap=True)
+    return 0

@@ -30,10 +30,12 @@ def run(args: argparse.Namespace) -> int:
             fs = ", ".join(f for f, _t in fields)
             print(f"  {name:<10} {arrow:<13} {'reliable' if reliable else '        '}  {fs}")
         return 0
-    lines = args.frames or [line.rstrip("\n") for line in sys.stdin]
+    # bytes, as a serial port gives them: a line that is not UTF-8 is a bad frame, not a crash
+    lines = ([f.encode("utf-8", "surrogateescape") for f in args.frames]
+             or [line.rstrip(b"\r\n") for line in sys.stdin.buffer])
     bad = 0
     for line in lines:
-        result = parse_frame(line.encode())
+        result = parse_frame(line)
         print(result.describe())
         bad += 0 if result.ok else 1
     return 1 if bad else 0

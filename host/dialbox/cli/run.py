@@ -7,10 +7,13 @@ import argparse
 import asyncio
 import contextlib
 import gc
+import glob
 import logging
+import os
 import signal
 import sys
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -82,16 +85,92 @@ async def show_tables(stack: contextlib.AsyncExitStack, daemon: Any,
         shown.attach(runners[name])
 
 
+def _can_write(path: Path, what: str) -> None:
+    """Failure unless this user can write `path`, or create it (and its directories)."""
+    from dialbox.cli import Failure
+
+    path = path.absolute()
+    if path.exists():
+        if path.is_dir():
+            raise Failure(f"{what} {path} is a directory")
+        if not os.access(path, os.R_OK | os.W_OK):
+            raise Failure(f"{what} {path}: this user cannot write it")
+        return
+    there = next(d for d in path.parents if d.exists())
+    if not there.is_dir():
+        raise Failure(f"cannot create {what} {path}: {there} is not a directory")
+    if not os.access(there, os.W_OK | os.X_OK):
+        raise Failure(f"cannot create {what} {path}: this user cannot write in {there} "
+                      f"(create {path.parent} for it first)")
+
+
+def preflight(config: DaemonConfig, starting: bool = True) -> None:
+    """Everything `dialbox run` can check before it writes anything, the first problem as a
+    Failure (one line). The config and this machine (`--check` too): each table's game set
+    up with its options and bot, the LED strip's backend, the broker's CA file. Then, when
+    `starting` (not for `--check`, which may run beside the daemon, as another user), what
+    this start needs now: the table screens' ports free, the journal's place writable, the
+    device key store readable."""
+    from dialbox.cli import Failure, check_listen
+    from dialbox.daemon import ConfigError
+    from dialbox.displays.ledstrip import StripUnavailable, check_backend
+    from dialbox.sessions.keys import KeyStore, KeyStoreError
+
+    try:
+        for t in config.tables:
+            t.check()
+    except ConfigError as e:
+        raise Failure(str(e)) from None
+    try:
+        check_backend(config.ledstrip)
+    except StripUnavailable as e:
+        raise Failure(str(e)) from None
+    m = config.mqtt
+    if m is not None and m.tls_ca and not os.path.isfile(m.tls_ca):
+        raise Failure(f"[mqtt] tls_ca {m.tls_ca}: no such file")
+    if not starting:
+        return
+    d = config.display
+    if d.web:
+        shown = set(shown_tables(config))
+        for i, t in enumerate(config.tables):
+            if t.name in shown:
+                check_listen(d.host, d.port + i if d.port else 0,
+                             f"[display] port of table {t.name}:", f"the table screen of {t.name}")
+    _can_write(Path(config.host.journal), "the journal")
+    try:
+        KeyStore(config.host.keys_path()).load()
+    except KeyStoreError as e:
+        raise Failure(str(e)) from None
+    if m is not None and m.tls_ca and not os.access(m.tls_ca, os.R_OK):
+        raise Failure(f"[mqtt] tls_ca {m.tls_ca}: this user cannot read it")
+
+
+def note_missing_ports(config: DaemonConfig) -> None:
+    """Say once, in one log line, which configured serial ports match nothing yet (they may
+    appear later: the daemon opens a controller when it is plugged in)."""
+    if not config.serial.enabled:
+        return
+    missing = [p for p in config.serial.ports
+               if not (glob.glob(p) if glob.has_magic(p) else os.path.exists(p))]
+    if missing:
+        logging.getLogger("dialbox.daemon").warning(
+            "serial: %s %s nothing yet (a controller plugged in later is opened when it "
+            "appears)", ", ".join(missing), "matches" if len(missing) == 1 else "match")
+
+
 def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import FAILED, Failure
+    from dialbox.cli import config as load_config
+
     if args.worker is not None:
         from dialbox.daemon.workers import worker_main
 
         if args.channel is None or args.parent is None:
-            print("dialbox run: --worker is started by `dialbox run` itself", file=sys.stderr)
-            return 2
+            raise Failure("--worker is started by `dialbox run` itself")
         return worker_main(args.worker, args.channel, args.parent)
 
-    from dialbox.daemon import ConfigError, Daemon, load_config
+    from dialbox.daemon import Daemon
     from dialbox.daemon.config import EXAMPLE
     from dialbox.daemon.workers import parse_workers, plan_workers
     from dialbox.engine.errors import EngineError
@@ -106,17 +185,11 @@ def run(args: argparse.Namespace) -> int:
         try:
             requested = parse_workers(args.workers)
         except ValueError as e:
-            print(f"dialbox run: {e}", file=sys.stderr)
-            return 2
+            raise Failure(str(e)) from None
     if not args.config:
-        print("dialbox run: --config FILE is required (see `dialbox run --example`)",
-              file=sys.stderr)
-        return 2
-    try:
-        config = load_config(args.config)
-    except ConfigError as e:
-        print(f"dialbox run: {e}", file=sys.stderr)
-        return 2
+        raise Failure("--config FILE is required (see `dialbox run --example`)")
+    config = load_config(args.config)
+    preflight(config, starting=not args.check)
     workers, note = plan_workers(config, requested)
     if note:
         print(f"dialbox run: {note}", file=sys.stderr)
@@ -125,6 +198,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     logging.basicConfig(level=config.host.log_level.upper(),
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    note_missing_ports(config)
     if workers > 1:
         return supervise(args.config, config, workers)
 
@@ -145,13 +219,13 @@ def run(args: argparse.Namespace) -> int:
     try:
         asyncio.run(main())
     except (EngineError, JournalError, KeyStoreError) as e:
-        print(f"dialbox run: {e}", file=sys.stderr)
-        return 1
+        raise Failure(str(e), FAILED) from None
     return 0
 
 
 def supervise(path: str, config: DaemonConfig, workers: int) -> int:
     """The tables spread over `workers` processes; the displays here, fed by them."""
+    from dialbox.cli import FAILED, Failure
     from dialbox.daemon import ConfigError
     from dialbox.daemon.workers import RemoteTable, Supervisor, config_data, prepare
     from dialbox.journal import JournalError
@@ -160,13 +234,11 @@ def supervise(path: str, config: DaemonConfig, workers: int) -> int:
     try:
         data = config_data(path, config)
     except ConfigError as e:
-        print(f"dialbox run: {e}", file=sys.stderr)
-        return 2
+        raise Failure(str(e)) from None
     try:
         prepare(config)
     except (JournalError, KeyStoreError) as e:
-        print(f"dialbox run: {e}", file=sys.stderr)
-        return 1
+        raise Failure(str(e), FAILED) from None
 
     async def main() -> int:
         supervisor = Supervisor(config, data, workers, follow=shown_tables(config))

@@ -21,7 +21,9 @@ def add_parser(sub: Any) -> None:
     )
     p.add_argument("--rehearse", default="pixoid", metavar="GAME", type=canonical_name,
                    help="the game the bots play (default: pixoid)")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--players", type=int, default=None,
+                   help="players at the table (default 4, or the game's smallest count if it "
+                   "cannot seat 4: PIP Cycle 2)")
     p.add_argument("--seed", type=int, default=None, help="random seed (default: random)")
     p.add_argument("--pace", type=float, default=0.5,
                    help="seconds between table moments (default: 0.5)")
@@ -38,17 +40,32 @@ def add_parser(sub: Any) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import Failure, check_listen
+    from dialbox.cli.demo import default_players
     from dialbox.displays.feed import PublicFeed
     from dialbox.displays.rehearsal import Rehearsal
     from dialbox.displays.show import Displays
+    from dialbox.engine.errors import EngineError
+    from dialbox.engine.registry import game_info
 
     seed = args.seed if args.seed is not None else int.from_bytes(os.urandom(2), "big")
-
-    async def main() -> int:
+    try:
+        info = game_info(args.rehearse)  # "unknown game 'x'; known games: ..."
+        if args.players is None:
+            args.players = default_players(info.players)
+        info.check_players(args.players)  # "pipcycle is for 2-3 players, not 4"
         feed = PublicFeed()
         rehearsal = Rehearsal(feed, args.rehearse, players=args.players, seed=seed,
                               pace=args.pace, controllers=args.players,
                               drop_seat=None if args.no_hiccup else 1, table="rehearsal")
+    except EngineError as e:
+        raise Failure(str(e)) from None
+    for flag, value in (("--pace", args.pace), ("--linger", args.linger)):
+        if not value >= 0:
+            raise Failure(f"{flag} {value}: seconds, 0 or more")
+    check_listen(args.host, args.port)
+
+    async def main() -> int:
         async with Displays(feed, host=args.host, port=args.port,
                             terminal=args.headless) as shown:
             print(f"table screen: {shown.url}   (rehearsal of {args.rehearse}, seed {seed})",
@@ -59,7 +76,4 @@ def run(args: argparse.Namespace) -> int:
             await asyncio.sleep(args.linger)
         return 0
 
-    try:
-        return asyncio.run(main())
-    except KeyboardInterrupt:
-        return 130
+    return asyncio.run(main())

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import re
 import select
 import shlex
 import sys
@@ -55,9 +56,90 @@ def _uids(args: argparse.Namespace) -> list[str]:
     return [f"{args.uid}-{i + 1}" for i in range(args.count)]
 
 
-def run(args: argparse.Namespace) -> int:
+Step = tuple[str, list[Any]]
+
+
+def read_script(path: Path) -> list[Step]:
+    """The script's commands, each checked (Failure naming the file and line): turn WHEEL
+    DETENTS [bounce], press MS, wait STATE [SECONDS], sleep SECONDS, screen; # comments."""
+    from dialbox.cli import Failure
+
+    try:
+        text = path.read_text()
+    except (OSError, UnicodeDecodeError) as e:
+        reason = e.strerror if isinstance(e, OSError) and e.strerror else str(e)
+        raise Failure(f"{path}: cannot read the script ({reason})") from None
+    usage = {"turn": "turn WHEEL DETENTS [bounce] (WHEEL 0, 1 or 2)", "press": "press MS",
+             "wait": "wait STATE [SECONDS]", "sleep": "sleep SECONDS", "screen": "screen"}
+    steps: list[Step] = []
+    for n, raw in enumerate(text.splitlines(), 1):
+        try:
+            words = shlex.split(raw, comments=True)
+        except ValueError as e:
+            raise Failure(f"{path}:{n}: {e}") from None
+        if not words:
+            continue
+        cmd, rest = words[0], words[1:]
+        if cmd not in usage:
+            raise Failure(f"{path}:{n}: unknown command {cmd!r} (commands: "
+                          f"{', '.join(usage)})")
+        try:
+            if cmd == "turn" and len(rest) in (2, 3) and rest[2:] in ([], ["bounce"]):
+                wheel, detents = int(rest[0]), int(rest[1])
+                if wheel not in (0, 1, 2):
+                    raise ValueError(wheel)
+                args: list[Any] = [wheel, detents, len(rest) == 3]
+            elif cmd == "press" and len(rest) == 1 and int(rest[0]) >= 0:
+                args = [int(rest[0])]
+            elif cmd == "wait" and len(rest) in (1, 2):
+                args = [rest[0], float(rest[1]) if len(rest) > 1 else 30.0]
+            elif cmd == "sleep" and len(rest) == 1 and float(rest[0]) >= 0:
+                args = [float(rest[0])]
+            elif cmd == "screen" and not rest:
+                args = []
+            else:
+                raise ValueError(rest)
+        except ValueError:
+            raise Failure(f"{path}:{n}: {raw.strip()!r}: expected {usage[cmd]}") from None
+        steps.append((cmd, args))
+    return steps
+
+
+def check_args(args: argparse.Namespace) -> tuple[MqttSettings, list[Step] | None]:
+    """Everything checked before a controller starts (Failure: one line): counts, board,
+    broker address, key store, the script, a terminal for --interactive."""
+    from dialbox.cli import Failure
+    from dialbox.firmware_tools import bundle
+
+    if args.count < 1:
+        raise Failure(f"--count {args.count}: controllers, 1 or more")
+    for uid in _uids(args):
+        if not re.fullmatch(r"[A-Za-z0-9_.-]{1,32}", uid):
+            raise Failure(f"--uid {uid!r}: a device id is 1-32 of A-Za-z0-9_.-")
+    if args.board not in bundle.boards():
+        raise Failure(f"--board {args.board!r}: unknown board; boards: "
+                      f"{', '.join(bundle.boards())}")
     host, _, port = args.broker.rpartition(":")
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        raise Failure(f"--broker {args.broker!r}: expected HOST:PORT, e.g. 127.0.0.1:1883")
     mqtt = MqttSettings(host or "127.0.0.1", int(port), args.table, args.user, args.password)
+    if args.keys is not None:
+        from dialbox.sessions.keys import KeyStore, KeyStoreError
+
+        try:
+            KeyStore(args.keys).load()
+        except KeyStoreError as e:
+            raise Failure(str(e)) from None
+    steps = read_script(args.script) if args.script is not None else None
+    if args.interactive and steps is None and not sys.stdin.isatty():
+        raise Failure("--interactive needs a terminal")
+    return mqtt, steps
+
+
+def run(args: argparse.Namespace) -> int:
+    from dialbox.cli import FAILED, Failure
+
+    mqtt, steps = check_args(args)
     sims = []
     keys = None
     if args.keys is not None:
@@ -83,45 +165,37 @@ def run(args: argparse.Namespace) -> int:
             s.start()
             where = s.device_path if args.link == "pty" else f"mqtt {args.broker}"
             print(f"{s.uid}\t{where}", flush=True)
-        if args.script is not None:
-            return _script(sims[0], args.script)
+        if steps is not None:
+            _script(sims[0], steps)
+            return 0
         if args.interactive:
             return _interactive(sims[0])
         while all(s.running for s in sims):
             time.sleep(0.5)
-        return 1
+        raise Failure(f"{', '.join(s.uid for s in sims if not s.running)}: the firmware "
+                      "stopped", FAILED)
     except KeyboardInterrupt:
         return 0
     except SimError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        raise Failure(str(e), FAILED) from None
     finally:
         for s in sims:
             s.stop()
 
 
-def _script(sim: SimController, path: Path) -> int:
-    """Run a script: one command per line (turn WHEEL DETENTS [bounce], press MS, wait STATE,
-    sleep SECONDS, screen); # starts a comment."""
-    for n, raw in enumerate(path.read_text().splitlines(), 1):
-        words = shlex.split(raw, comments=True)
-        if not words:
-            continue
-        cmd = words[0]
+def _script(sim: SimController, steps: list[Step]) -> None:
+    """Run a script read by read_script()."""
+    for cmd, a in steps:
         if cmd == "turn":
-            sim.turn(int(words[1]), int(words[2]), bounce=len(words) > 3 and words[3] == "bounce")
+            sim.turn(a[0], a[1], bounce=a[2])
         elif cmd == "press":
-            sim.press(int(words[1]))
+            sim.press(a[0])
         elif cmd == "wait":
-            sim.wait_state(words[1], timeout=float(words[2]) if len(words) > 2 else 30.0)
+            sim.wait_state(a[0], timeout=a[1])
         elif cmd == "sleep":
-            time.sleep(float(words[1]))
+            time.sleep(a[0])
         elif cmd == "screen":
             print("\n".join(sim.screen()), flush=True)
-        else:
-            print(f"{path}:{n}: unknown command {cmd!r}", file=sys.stderr)
-            return 2
-    return 0
 
 
 def draw(view: SimView, uid: str) -> str:
@@ -136,9 +210,10 @@ def draw(view: SimView, uid: str) -> str:
 
 
 def _interactive(sim: SimController) -> int:
+    from dialbox.cli import FAILED, Failure
+
     if not sys.stdin.isatty():
-        print("--interactive needs a terminal", file=sys.stderr)
-        return 2
+        raise Failure("--interactive needs a terminal")
     fd = sys.stdin.fileno()
     saved = termios.tcgetattr(fd)
     tty.setcbreak(fd)
@@ -161,7 +236,7 @@ def _interactive(sim: SimController) -> int:
                 sim.press(120)
             elif key == "u":
                 sim.press(1100)
-        return 1
+        raise Failure(f"{sim.uid}: the firmware stopped", FAILED)
     finally:
         with contextlib.suppress(termios.error):
             termios.tcsetattr(fd, termios.TCSADRAIN, saved)

@@ -152,6 +152,7 @@ class TableSection(_Strict):
             info.check_players(self.players)
             seats = self.seats or info.seats(
                 {"players": self.players, "seed": self.seed, **self.options})
+            info.bot(self.bot)  # "pixoid has no bot 'genius'; bots: ..."
         except EngineError as e:
             raise ValueError(str(e)) from None
         for what, values in (("teams", self.teams), ("roles", self.roles)):
@@ -161,6 +162,18 @@ class TableSection(_Strict):
             if not 1 <= b <= seats:
                 raise ValueError(f"bot seat {b} is not a seat of a {seats}-seat table")
         return self
+
+    def check(self) -> None:
+        """Set the table's game up once, as its runner will (ConfigError naming the table
+        if the game refuses its options): beyond the schema's checks, so `dialbox run`
+        (and `--check`) calls it before it writes anything."""
+        info = game_info(self.game)
+        options = self.settings().options_with_players
+        try:
+            info.seat_teams(options)
+            info.game(options)
+        except EngineError as e:
+            raise ConfigError(f"table {self.name}: {e}") from None
 
     def settings(self) -> TableSettings:
         return TableSettings(

@@ -62,13 +62,26 @@ class DemoSummary:
             "game": self.game, "seed": self.seed, "players": self.players,
             "controllers": self.controllers, "transport": self.transport,
             "runtime": self.runtime, "prompts": self.prompts,
-            "seconds": round(self.seconds, 3), "result": self.result,
+            "seconds": round(self.seconds, 3), "result": _seats_from_one(self.result),
             "reveal_p50_ms": None if p50 is None else round(p50, 3),
             "controller_restarts": self.restarts,
             "controller_play": self.controller_play,
             "refused_reveals": len(self.refused), "voided_prompts": len(self.voided),
             "void_reasons": self.voided[:20],
         }
+
+
+def _seats_from_one(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A game's result with its seats numbered from 1, as every text says them ("seat 4
+    wins"): scores by seat number, the winners' seat numbers. (The game's own details,
+    numbered its own way, stay in the journal.)"""
+    if result is None:
+        return None
+    return {
+        "text": result["text"],
+        "winners": [seat + 1 for seat in result["winners"]],
+        "scores": {str(int(seat) + 1): points for seat, points in result["scores"].items()},
+    }
 
 
 def free_port() -> int:
@@ -122,6 +135,21 @@ async def embedded_broker() -> AsyncIterator[int]:
 
 def mosquitto_installed() -> bool:
     return shutil.which("mosquitto") is not None or Path("/usr/sbin/mosquitto").exists()
+
+
+def demo_broker(broker: str) -> str:
+    """The broker a demo over MQTT starts for `broker` ("auto": Mosquitto if installed):
+    "mosquitto" or "embedded"; RuntimeError (one line) if that one is not installed."""
+    if broker == "mosquitto" or (broker == "auto" and mosquitto_installed()):
+        if not mosquitto_installed():
+            raise RuntimeError("mosquitto is not installed (apt-get install mosquitto, or "
+                               "--broker embedded)")
+        return "mosquitto"
+    if importlib.util.find_spec("amqtt") is None:
+        raise RuntimeError(
+            "no MQTT broker: install Mosquitto (apt-get install mosquitto) or the embedded "
+            "one (pip install 'dialbox[broker]')")
+    return "embedded"
 
 
 async def wait_port(port: int, tries: int = 200) -> None:
@@ -181,7 +209,7 @@ async def run_demo(
             }
             mqtt: dict[str, Any] | None = None
             if transport == "mqtt":
-                if broker == "mosquitto" or (broker == "auto" and mosquitto_installed()):
+                if demo_broker(broker) == "mosquitto":
                     port, creds, _pid = await stack.enter_async_context(
                         mosquitto(work / "broker", uids))
                     transport = "mqtt (mosquitto)"

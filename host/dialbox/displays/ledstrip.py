@@ -141,21 +141,35 @@ class StripUnavailable(RuntimeError):
     """The NeoPixel backend cannot run here (not a Pi, or the `pi` extra is not installed)."""
 
 
+def _pixel_driver(config: LedStripConfig) -> tuple[Any, Any]:
+    """The board pin and the neopixel module (StripUnavailable, one line, if not here)."""
+    try:
+        import board
+        import neopixel
+    except (ImportError, NotImplementedError, RuntimeError) as e:
+        raise StripUnavailable(
+            f"[ledstrip] backend \"neopixel\" cannot drive WS2812 pixels here ({e}); on a "
+            "Raspberry Pi `pip install -e '.[pi]'`, or set [ledstrip] backend = \"sim\" "
+            "(drawn on the table screen) or \"none\""
+        ) from None
+    pin = getattr(board, config.pin, None)
+    if pin is None:
+        raise StripUnavailable(f"[ledstrip] pin {config.pin}: this board has no such pin")
+    return pin, neopixel
+
+
+def check_backend(config: LedStripConfig) -> None:
+    """StripUnavailable (one line) if the configured backend cannot run here; touches no
+    pixel (`dialbox run` checks this before it writes anything)."""
+    if config.backend == "neopixel":
+        _pixel_driver(config)
+
+
 class NeoPixelBackend:
     """WS2812 pixels on a Raspberry Pi through adafruit-blinka + adafruit-circuitpython-neopixel."""
 
     def __init__(self, config: LedStripConfig) -> None:
-        try:
-            import board
-            import neopixel
-        except (ImportError, NotImplementedError, RuntimeError) as e:
-            raise StripUnavailable(
-                f"cannot drive WS2812 pixels here ({e}); on a Raspberry Pi install "
-                "`pip install -e '.[pi]'`, or set [ledstrip] backend = \"sim\""
-            ) from None
-        pin = getattr(board, config.pin, None)
-        if pin is None:
-            raise StripUnavailable(f"this board has no pin {config.pin}")
+        pin, neopixel = _pixel_driver(config)
         self._pixels: Any = neopixel.NeoPixel(
             pin, config.pixels, brightness=1.0, auto_write=False
         )

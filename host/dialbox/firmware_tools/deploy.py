@@ -129,6 +129,16 @@ def _run(
     return proc.wait()
 
 
+def why(port: str, said: Sequence[str], status: int) -> str:
+    """One line on a failed deploy: what mpremote said last (or what it means)."""
+    if any("raw repl" in line for line in said):
+        return (f"{port}: the board did not stop its program for mpremote (Ctrl-C). A "
+                "firmware from before safe boot ignores Ctrl-C: see docs/controller.md, "
+                "Recovery, to wipe it once.")
+    last = next((line for line in reversed(said) if line.strip()), "")
+    return f"mpremote failed (exit {status}){': ' + last if last else ''}"
+
+
 def deploy(
     bundle: Bundle,
     port: str,
@@ -137,15 +147,20 @@ def deploy(
     *,
     port_timeout: float = PORT_TIMEOUT,
     retry_wait: float = 1.0,
+    said: list[str] | None = None,
 ) -> int:
     """Stop the board's app and reset it into safe boot, then copy the bundle with
     mpremote; on_file(done, total, name) is called as each file is copied.
 
-    Returns mpremote's exit status (that of the step that failed, if one did).
+    Returns mpremote's exit status (that of the step that failed, if one did). mpremote's
+    lines other than the copies go to stdout when there is no `on_file`; given `said`,
+    they are kept there too and the caller says what went wrong (`why()` makes one line
+    of them), else a board that ignores Ctrl-C is explained on stderr here.
     """
     total = len(bundle.files)
     done = 0
-    said: list[str] = []
+    caller_explains = said is not None
+    said = [] if said is None else said
 
     def show(line: str) -> None:
         said.append(line)
@@ -155,13 +170,8 @@ def deploy(
     is_path = os.path.exists(port)  # a device node (else an mpremote shortcut, e.g. "a0")
     status = _run(stop_command(port, mpremote), bundle.root, show)
     if status != 0:
-        if any("raw repl" in line for line in said):
-            print(
-                f"{port}: the board did not stop its program for mpremote (Ctrl-C). A "
-                "firmware from before safe boot ignores Ctrl-C: see docs/controller.md, "
-                "Recovery, to wipe it once.",
-                file=sys.stderr,
-            )
+        if not caller_explains and any("raw repl" in line for line in said):
+            print(why(port, said, status), file=sys.stderr)
         return status
     if is_path:
         _wait_for_port(port, port_timeout)
