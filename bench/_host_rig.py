@@ -254,6 +254,32 @@ class LatencyRig:
 
 # ---------------------------------------------------------------- capacity rig
 
+def mark_prompts(d: ControllerDouble, table: str, marks: dict[tuple[str, int], list[float]],
+                 revealed: Callable[[list[float]], None] | None = None) -> None:
+    """Time one double's prompts: marks[(table, pid)] = [its table's last lock, last
+    `revealed` handled, how many of the table's controllers handled it] (`revealed` is called
+    with that entry after each)."""
+
+    def on_frame(msg: dict[str, Any]) -> None:
+        if msg["t"] == "revealed":
+            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0])
+            m[1] = now()
+            m[2] += 1
+            if revealed is not None:
+                revealed(m)
+
+    d.on_frame = on_frame
+    real_lock = d.lock
+
+    def lock() -> None:
+        p = d.prompt
+        real_lock()
+        if p is not None:
+            marks.setdefault((table, p["pid"]), [0.0, 0.0, 0])[0] = now()
+
+    d.lock = lock  # type: ignore[method-assign]
+
+
 async def capacity_rig(spec: dict[str, Any]) -> None:
     """Many auto-playing doubles, each dialling and locking `think` seconds (uniform in the
     range) after its prompt. Says `ready` once the host welcomed every one; with
@@ -269,24 +295,11 @@ async def capacity_rig(spec: dict[str, Any]) -> None:
     """Per table: prompts every controller of it handled `revealed` for."""
 
     def hook(d: ControllerDouble, table: str) -> None:
-        def on_frame(msg: dict[str, Any]) -> None:
-            if msg["t"] == "revealed":
-                m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0])
-                m[1] = now()
-                m[2] += 1
-                if m[2] == SEATS:
-                    completed[table] += 1
+        def done(m: list[float]) -> None:
+            if m[2] == SEATS:
+                completed[table] += 1
 
-        d.on_frame = on_frame
-        real_lock = d.lock
-
-        def lock() -> None:
-            p = d.prompt
-            real_lock()
-            if p is not None:
-                marks.setdefault((table, p["pid"]), [0.0, 0.0, 0])[0] = now()
-
-        d.lock = lock  # type: ignore[method-assign]
+        mark_prompts(d, table, marks, done)
 
     for table in tables:
         for i in range(SEATS):

@@ -103,6 +103,7 @@ async def rig(spec: dict[str, Any]) -> None:
     """Auto-playing doubles on the cluster's nodes. Says `ready` once the host welcomed every
     one; on a line on stdin prints, per prompt, the last lock, the last `revealed` and how
     many of the table's controllers handled it, and every controller's locked selections."""
+    from bench._host_rig import mark_prompts
     from dialbox.doubles import ControllerDouble
 
     hosts, tables = spec["hosts"], spec["tables"]
@@ -111,22 +112,7 @@ async def rig(spec: dict[str, Any]) -> None:
     marks: dict[tuple[str, int], list[float]] = {}
 
     def hook(d: ControllerDouble, table: str) -> None:
-        def on_frame(msg: dict[str, Any]) -> None:
-            if msg["t"] == "revealed":
-                m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0])
-                m[1] = now()
-                m[2] += 1
-
-        d.on_frame = on_frame
-        real_lock = d.lock
-
-        def lock() -> None:
-            p = d.prompt
-            real_lock()
-            if p is not None:
-                marks.setdefault((table, p["pid"]), [0.0, 0.0, 0])[0] = now()
-
-        d.lock = lock  # type: ignore[method-assign]
+        mark_prompts(d, table, marks)
 
     for table in tables:
         for uid in uids_of(table):

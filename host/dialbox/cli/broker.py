@@ -106,12 +106,7 @@ def run_config(args: argparse.Namespace) -> int:
             print('  (only port 8883 means TLS by itself: on another port, add "tls": true '
                   "to each controller's config.json)")
         print(f"  daemon: [mqtt] port = {args.tls_port}, tls_ca = \"{t.ca_cert}\"")
-    print("credentials (shown once; put the host's in the daemon config, each controller's "
-          "on that controller):")
-    for user, password in files.credentials.items():
-        print(f"  {user}: {password}")
-    print(f"the daemon logs in to table T as host-T with the host's password "
-          f"({', '.join('host-' + t for t in tables)})")
+    _print_credentials(files.credentials, tables)
     return 0
 
 
@@ -154,10 +149,14 @@ def _rabbitmq(args: argparse.Namespace, tables: dict[str, list[str]]) -> int:
     print(f"  daemon: [mqtt] hosts = {json.dumps([f'{h}:{args.port}' for h in hosts])} "
           f"(on each Pi, its own node first)")
     print(f"  controllers: provision with --broker {nodes} (at most 64 characters)")
+    _print_credentials(files.credentials, tables)
+    return 0
+
+
+def _print_credentials(credentials: dict[str, str], tables: dict[str, list[str]]) -> None:
     print("credentials (shown once; put the host's in the daemon config, each controller's "
           "on that controller):")
-    for user, password in files.credentials.items():
+    for user, password in credentials.items():
         print(f"  {user}: {password}")
     print(f"the daemon logs in to table T as host-T with the host's password "
           f"({', '.join('host-' + t for t in tables)})")
-    return 0
