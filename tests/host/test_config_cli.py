@@ -150,3 +150,12 @@ def test_devices_with_a_config_needs_its_mqtt_section(
     broken.write_text("[host\n")
     assert main(["devices", "--config", str(broken)]) == 2
     assert "broken.toml" in capsys.readouterr().err
+
+
+def test_a_binary_config_file_is_one_clear_error(tmp_path: Path) -> None:
+    from dialbox.daemon.config import ConfigError, load_config
+
+    bad = tmp_path / "bad.toml"
+    bad.write_bytes(b"\xff\xfe\x00name")
+    with pytest.raises(ConfigError, match="not a text file"):
+        load_config(bad)

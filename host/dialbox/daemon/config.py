@@ -224,6 +224,8 @@ def load_config(path: str | Path) -> DaemonConfig:
         text = p.read_text(encoding="utf-8")
     except OSError as e:
         raise ConfigError(f"{p}: cannot read the config file ({e.strerror})") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a text file ({e.reason} at byte {e.start})") from None
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as e:

@@ -136,7 +136,7 @@ def config_data(path: str | Path, config: DaemonConfig) -> dict[str, Any]:
     as `dialbox run` does the file (a validated model dumped is not always valid input)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as e:
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise ConfigError(f"{path}: changed or went away while it was read ({e})") from None
     if parse_config(data, str(path)) != config:
         raise ConfigError(f"{path}: changed while it was read: run again")
