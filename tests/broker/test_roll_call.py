@@ -11,6 +11,8 @@ handshake, so no hello answering a stale challenge.
 from __future__ import annotations
 
 import asyncio
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -18,7 +20,7 @@ import gmqtt
 from gmqtt.mqtt.constants import MQTTv311
 
 from dialbox.doubles import ControllerDouble
-from dialbox.transports.mqtt import BrokerClient
+from dialbox.transports.mqtt import BrokerClient, MqttHub
 from tests.host.harness import (
     TABLE,
     Broker,
@@ -55,39 +57,47 @@ async def _clear_retained(port: int, user: str, password: str, topics: list[str]
     await c.disconnect()
 
 
+@contextlib.asynccontextmanager
+async def _table_behind_a_cable(tmp_path: Path) -> AsyncIterator[
+        tuple[Broker, Cable, MqttHub, list[ControllerDouble]]]:
+    """A daemon whose broker connection runs through a cable the test can cut, its three
+    controllers on the broker directly, all welcomed."""
+    broker = Broker(tmp_path, UIDS)
+    await broker.start()
+    cable = Cable(broker.port)  # the host's own connection, which the test cuts
+    await cable.start()
+    try:
+        mqtt = {**broker.host_mqtt(), "port": cable.port}
+        cfg = table_config(tmp_path, players=3, uids=UIDS, mqtt=mqtt, pairing="auto")
+        async with running_daemon(cfg) as daemon, mqtt_doubles(broker, UIDS) as ds:
+            await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30, "welcomed")
+            yield broker, cable, daemon.hubs[TABLE], ds
+    finally:
+        await cable.close()
+        broker.stop()
+
+
 def test_the_host_back_on_its_broker_resumes_each_controller_once(tmp_path: Path) -> None:
     """With the retained `online`s there: each link opens once (from the retained copy); the
     controllers' `here` answers open nothing more."""
 
     async def run() -> None:
-        broker = Broker(tmp_path, UIDS)
-        await broker.start()
-        cable = Cable(broker.port)  # the host's own connection, which the test cuts
-        await cable.start()
-        try:
-            mqtt = {**broker.host_mqtt(), "port": cable.port}
-            cfg = table_config(tmp_path, players=3, uids=UIDS, mqtt=mqtt, pairing="auto")
-            async with running_daemon(cfg) as daemon, mqtt_doubles(broker, UIDS) as ds:
-                hub = daemon.hubs[TABLE]
-                await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30, "welcomed")
-                identifies = [_count_identifies(d) for d in ds]
-                calls = [d.roll_calls for d in ds]  # (one if the doubles were first)
-                for d in ds:
-                    d.welcomed.clear()
-                cable.cut()
-                await wait_for(lambda: not hub.connected.is_set(), 10, "the host cut off")
-                await cable.mend()
-                await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30,
-                               "welcomed again")
-                await wait_for(lambda: [d.roll_calls for d in ds] == [c + 1 for c in calls],
-                               10, "the roll call answered")
-                await asyncio.sleep(1.0)  # time for any second handshake to show
-                assert hub.here == 0  # every link was already open: nothing reopened
-                assert [n[0] for n in identifies] == [1, 1, 1]
-                assert [d.errors for d in ds] == [[], [], []]  # no auth_failed
-        finally:
-            await cable.close()
-            broker.stop()
+        async with _table_behind_a_cable(tmp_path) as (broker, cable, hub, ds):
+            identifies = [_count_identifies(d) for d in ds]
+            calls = [d.roll_calls for d in ds]  # (one if the doubles were first)
+            for d in ds:
+                d.welcomed.clear()
+            cable.cut()
+            await wait_for(lambda: not hub.connected.is_set(), 10, "the host cut off")
+            await cable.mend()
+            await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30,
+                           "welcomed again")
+            await wait_for(lambda: [d.roll_calls for d in ds] == [c + 1 for c in calls],
+                           10, "the roll call answered")
+            await asyncio.sleep(1.0)  # time for any second handshake to show
+            assert hub.here == 0  # every link was already open: nothing reopened
+            assert [n[0] for n in identifies] == [1, 1, 1]
+            assert [d.errors for d in ds] == [[], [], []]  # no auth_failed
 
     asyncio.run(run())
 
@@ -100,35 +110,23 @@ def test_without_retained_availability_the_roll_call_brings_every_controller_bac
     their sessions; after a node died, with no will, `here`); each is welcomed once."""
 
     async def run() -> None:
-        broker = Broker(tmp_path, UIDS)
-        await broker.start()
-        cable = Cable(broker.port)
-        await cable.start()
-        try:
-            mqtt = {**broker.host_mqtt(), "port": cable.port}
-            cfg = table_config(tmp_path, players=3, uids=UIDS, mqtt=mqtt, pairing="auto")
-            async with running_daemon(cfg) as daemon, mqtt_doubles(broker, UIDS) as ds:
-                hub = daemon.hubs[TABLE]
-                await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30, "welcomed")
-                identifies = [_count_identifies(d) for d in ds]
-                calls = [d.roll_calls for d in ds]
-                for d in ds:
-                    d.welcomed.clear()
-                cable.cut()
-                await wait_for(lambda: not hub.connected.is_set(), 10, "the host cut off")
-                await wait_for(lambda: all(d.orphan for d in ds), 10, "the host's will")
-                await _clear_retained(broker.port, "host", broker.creds["host"],
-                                      [f"dialbox/{TABLE}/dev/{u}/status" for u in UIDS])
-                await cable.mend()
-                await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30,
-                               "welcomed again through the roll call")
-                assert [d.roll_calls for d in ds] == [c + 1 for c in calls]
-                await asyncio.sleep(1.0)
-                assert [n[0] for n in identifies] == [1, 1, 1]
-                assert [d.errors for d in ds] == [[], [], []]
-        finally:
-            await cable.close()
-            broker.stop()
+        async with _table_behind_a_cable(tmp_path) as (broker, cable, hub, ds):
+            identifies = [_count_identifies(d) for d in ds]
+            calls = [d.roll_calls for d in ds]
+            for d in ds:
+                d.welcomed.clear()
+            cable.cut()
+            await wait_for(lambda: not hub.connected.is_set(), 10, "the host cut off")
+            await wait_for(lambda: all(d.orphan for d in ds), 10, "the host's will")
+            await _clear_retained(broker.port, "host", broker.creds["host"],
+                                  [f"dialbox/{TABLE}/dev/{u}/status" for u in UIDS])
+            await cable.mend()
+            await wait_for(lambda: all(d.welcomed.is_set() for d in ds), 30,
+                           "welcomed again through the roll call")
+            assert [d.roll_calls for d in ds] == [c + 1 for c in calls]
+            await asyncio.sleep(1.0)
+            assert [n[0] for n in identifies] == [1, 1, 1]
+            assert [d.errors for d in ds] == [[], [], []]
 
     asyncio.run(run())
 
