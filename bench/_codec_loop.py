@@ -21,7 +21,8 @@ def frames():
     return [
         ("commit", 2, [17, c]),
         ("reveal", 3, [17, [2, 3, -1], codec.b64(b"\x01" * 12)]),
-        ("prompt", 4, [17, True, True, "Move Pixoid", [[None, 85, 0], [None, 1022, 1], None]]),
+        ("prompt", 4,
+         [17, True, True, "Move Pixoid", [[None, 85, 0], [None, 1022, 1], None], False]),
         ("ack", 0, [9]),
     ]
 

@@ -25,7 +25,7 @@ def game_memory(heap: str) -> tuple[dict[str, int], dict[str, int]]:
         try:
             host.handshake()
             for pid in range(1, 4):
-                host.send("prompt", [pid, True, True, "Move Pixoid", PIXOID])
+                host.send("prompt", [pid, True, True, "Move Pixoid", PIXOID, False])
                 sim.wait_for(lambda v, p=pid: v.state == "programming" and v.pid == p)
                 sim.turn(0, 3, bounce=True)
                 sim.turn(1, -2)

@@ -119,13 +119,21 @@ MESSAGES = (
         "prompt",
         "d",
         1,
-        (("pid", "i"), ("sealed", "b"), ("unlock", "b"), ("text", "s"), ("wheels", "l")),
+        (
+            ("pid", "i"),
+            ("sealed", "b"),
+            ("unlock", "b"),
+            ("text", "s"),
+            ("wheels", "l"),
+            ("live", "b"),
+        ),
     ),
     ("status", "b", 0, (("pid", "I"), ("state", "s"))),
     ("commit", "u", 1, (("pid", "i"), ("commitment", "s"))),
     ("uncommit", "u", 1, (("pid", "i"),)),
     ("alllocked", "d", 1, (("pid", "i"), ("commits", "l"))),
     ("reveal", "u", 1, (("pid", "i"), ("sel", "l"), ("nonce", "s"))),
+    ("dial", "u", 0, (("pid", "i"), ("sel", "l"))),
     ("revealed", "d", 1, (("pid", "i"), ("choices", "l"), ("summary", "s"), ("reveals", "l"))),
     ("headline", "d", 1, (("text", "s"),)),
     ("ping", "b", 0, (("ms", "i"),)),
@@ -432,7 +440,7 @@ def _decode(line):
         bad = check_wheels(msg["wheels"])
         if bad is not None:
             return DecodeError(E_FIELDS, bad, name, seq, "wheels")
-    elif name == "reveal":
+    elif name == "reveal" or name == "dial":
         bad = check_selection(msg["sel"])
         if bad is not None:
             return DecodeError(E_FIELDS, bad, name, seq, "sel")
@@ -553,7 +561,7 @@ def check_wheels(wheels):
 
 
 def check_selection(sel):
-    """Cheap check of a revealed selection: 3 face indices, -1 for an inactive wheel."""
+    """Cheap check of a selection (reveal, dial): 3 face indices, -1 for an inactive wheel."""
     if len(sel) != WHEELS:
         return "a selection names exactly 3 wheels"
     for v in sel:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from dialbox_protocol import codec
 
@@ -119,6 +119,18 @@ class Prompt(Message):
     unlock: bool
     text: Annotated[str, Field(max_length=60)]
     wheels: list[Any]
+    live: bool = False
+    """What the controller dials is public while it is dialled (the host's own menu): it
+    reports its wheels as they move (`dial`). Only for an open prompt, never a sealed one."""
+
+    @model_validator(mode="after")
+    def _live_only_open(self) -> Prompt:
+        if self.live and self.sealed:
+            raise ValueError(
+                "a live prompt must be open (sealed=false): a sealed choice is never shown "
+                "while it is dialled"
+            )
+        return self
 
     @field_validator("wheels")
     @classmethod
@@ -169,6 +181,14 @@ class Reveal(Message):
     pid: Pid
     sel: tuple[FaceIndex, FaceIndex, FaceIndex]
     nonce: Nonce
+
+
+class Dial(Message):
+    t: Literal["dial"] = "dial"
+    pid: Pid
+    sel: tuple[FaceIndex, FaceIndex, FaceIndex]
+    """The controller's current selection on a live prompt, as its wheels move (unreliable:
+    the next one, or the reveal, supersedes a lost one)."""
 
 
 class Revealed(Message):
@@ -244,6 +264,7 @@ AnyMessage = Annotated[
     | Uncommit
     | AllLocked
     | Reveal
+    | Dial
     | Revealed
     | Headline
     | Ping

@@ -26,6 +26,7 @@ from dialbox.daemon.config import load_config, parse_config
 from dialbox.daemon.workers import assign, plan_workers, worker_data
 from dialbox.doubles import ControllerDouble
 from dialbox.journal import Journal
+from dialbox.journal.entries import TableEntry
 from dialbox.processes import stop_process
 from dialbox.runner import GameRunner
 from dialbox.runner.replay import audit
@@ -64,7 +65,7 @@ def _config(work: Path, mqtt: dict[str, Any] | None, rounds: int = ROUNDS,
     for i, t in enumerate(TABLES):
         who = 'bots = [1, 2]' if bots else f"controllers = {json.dumps(UIDS[t])}"
         lines += ["[[tables]]", f'name = "{t}"', f'game = "{DUEL}"', "players = 2",
-                  f"seed = {i}", who, f"options = {{ rounds = {rounds} }}"]
+                  f"seed = {i}", who, f"options = {{ rounds = {rounds} }}", "menu = false"]
     conf = work / "dialbox.toml"
     conf.write_text("\n".join(lines) + "\n")
     return conf
@@ -273,12 +274,12 @@ def test_workers_die_with_a_killed_supervisor(tmp_path: Path) -> None:
 
 
 def test_a_worker_that_cannot_run_its_tables_stops_the_supervisor(tmp_path: Path) -> None:
-    """A journal the worker refuses (here: another game at t2) ends `dialbox run` with one
-    line and status 1, as without workers, instead of restarting the worker for ever."""
+    """A journal the worker refuses (here: t2's written by a newer dialbox, format 99) ends
+    `dialbox run` with one line and status 1, as without workers, instead of restarting the
+    worker for ever."""
     conf = _config(tmp_path, None, rounds=2, bots=True, web=False)
-    cfg = parse_config({"tables": [{"name": "t2", "game": "pixoid", "players": 4}]})
     j = Journal(tmp_path / "journal.sqlite")
-    GameRunner(cfg.tables[0].settings(), j)
+    j.record("t2", TableEntry(format=99, game="pixoid", options={"players": 4}, first_pid=1))
     j.close()
     log = tmp_path / "dialbox.log"
     sup = _start(conf, log, "--workers", "2")
@@ -287,7 +288,7 @@ def test_a_worker_that_cannot_run_its_tables_stops_the_supervisor(tmp_path: Path
     finally:
         stop_process(sup, 5)
     text = log.read_text(errors="replace")
-    assert "dialbox run: the journal holds a game of pixoid at table t2" in text
+    assert "dialbox run: the journal of table t2 is format 99" in text
     assert "Traceback" not in text
 
 
@@ -313,7 +314,8 @@ def test_tables_go_round_robin_and_serial_stays_with_worker_0() -> None:
     data: dict[str, Any] = {
         "serial": {"ports": ["/dev/dialbox/*"]},
         "mqtt": {"host": "127.0.0.1"},
-        "tables": [{"name": t, "game": DUEL, "players": 2} for t in TABLES + ["t5"]],
+        "tables": [{"name": t, "game": DUEL, "players": 2, "menu": False}
+                   for t in TABLES + ["t5"]],
     }
     cfg = parse_config(data)
     assert assign([t.name for t in cfg.tables], 2) == [["t1", "t3", "t5"], ["t2", "t4"]]

@@ -48,3 +48,19 @@ def test_frame_is_json_with_seats() -> None:
 def test_bad_colour_is_refused() -> None:
     with pytest.raises(ValidationError):
         SeatView(seat=0, name="Red", colour="#e53935")
+
+
+def test_a_seat_names_its_player_and_the_menu_is_a_stage() -> None:
+    from dialbox.displays.public import MenuView, MenuWheelView, VoteView
+
+    red = SeatView(seat=0, name="Red", colour="e53935", occupant="controller",
+                   status="waiting", player="Anna")
+    menu = MenuView(stage="vote", text="Play Pixoid?", chooser=0,
+                    wheels=(MenuWheelView(label="Game", faces=("Pixoid",), at=0), None, None),
+                    voters=(1,), votes=(VoteView(seat=1, yes=True),))
+    state = TableView(stage="menu", seats=(red,), menu=menu, number=2).frame()["state"]
+    assert state["seats"][0]["player"] == "Anna" and state["seats"][0]["name"] == "Red"
+    assert state["stage"] == "menu" and state["menu"]["votes"] == [{"seat": 1, "yes": True}]
+    assert SeatView(seat=1, name="Blue", colour="1e88e5").player is None
+    with pytest.raises(ValidationError):
+        MenuWheelView(label="Game", faces=("Pixoid",), at=-1)

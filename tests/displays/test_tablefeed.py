@@ -192,3 +192,36 @@ def test_a_burst_of_reveals_gives_each_its_moment() -> None:
     assert seen[-2].reveal is not None and seen[-2].reveal.sealed
     assert seen[-2].reveal.text == "Move" and seen[-2].prompt is None
     assert seen[-1].reveal is not None and not seen[-1].reveal.sealed
+
+
+def test_the_follower_goes_from_a_game_to_the_menu_and_back() -> None:
+    """The game ends, the table turns to its menu (the wheel followed live), the next game
+    starts: every state reaches the screen, in order, as its stage."""
+    from dialbox.table.state import MenuState, MenuWheel
+
+    def menu_at(at: int) -> TableState:
+        wheel = MenuWheel(label="Game", faces=("Pixoid", "Stadium"), allowed=(0, 1), at=at)
+        return state(prompt=None, phase="menu", number=1, over=True,
+                     result=ResultState(scores={0: 3}, winners=(0,), text="Red wins"),
+                     menu=MenuState(stage="game", text="Choose a game", chooser=0,
+                                    wheels=(wheel, None, None)))
+
+    async def go() -> list[TableView]:
+        runner = FakeRunner()
+        feed = PublicFeed()
+        seen: list[TableView] = []
+        feed.listen(seen.append)
+        follower = TableFollower(runner, feed)
+        task = asyncio.create_task(follower.run())
+        for at in (0, 1):
+            runner.publish(menu_at(at))
+        runner.publish(state(number=2))
+        await follower.drained()
+        task.cancel()
+        return seen
+
+    seen = asyncio.run(go())
+    assert [v.stage for v in seen] == ["playing", "menu", "menu", "playing"]
+    assert [v.menu.wheels[0].at for v in seen[1:3]  # type: ignore[union-attr]
+            if v.menu is not None] == [0, 1]
+    assert seen[-1].menu is None and seen[-1].number == 2 and seen[-1].prompt is not None

@@ -34,3 +34,25 @@ def test_the_game_in_the_terminal() -> None:
     final = text_of(rec.states[-1])
     assert rec.states[-1].result is not None and rec.states[-1].result.text in final
     assert "█" in final  # the strip
+
+
+def test_the_menu_in_the_terminal() -> None:
+    from dialbox.displays.tablefeed import table_view
+    from dialbox.table import SeatState, TableState
+    from dialbox.table.state import MenuState, MenuWheel
+
+    seats = tuple(SeatState(seat=i, name=n, colour="e53935", kind="controller", uid=f"u{i}",
+                            online=True, player=p)
+                  for i, (n, p) in enumerate((("Red", "Ann"), ("Blue", None), ("Green", None))))
+    choosing = TableState(table="t", game="", seats=seats, phase="menu", menu=MenuState(
+        stage="game", text="Choose a game", chooser=0, note="Red opened the menu",
+        wheels=(MenuWheel(label="Game", faces=("Pixoid", "Stadium"), allowed=(0, 1), at=1),
+                None, None)))
+    out = text_of(table_view(choosing))
+    assert "menu: Choose a game" in out and "Ann chooses" in out
+    assert "Game: Stadium" in out and "Red opened the menu" in out
+    voting = choosing.model_copy(update={"menu": MenuState(
+        stage="vote", text="Red: play Stadium, 4 players?", chooser=0, voters=(1, 2),
+        votes=((1, True),))})
+    out = text_of(table_view(voting))
+    assert "votes: Blue yes, Green ..." in out

@@ -122,7 +122,7 @@ def test_full_sealed_round() -> None:
     snap = r.welcome()
     assert snap["pid"] is None and snap["state"] == "idle" and snap["commitment"] is None
     assert r.ctl.state == c.IDLE
-    out = r.host("prompt", 17, True, True, "Move Pixoid", PIXOID)
+    out = r.host("prompt", 17, True, True, "Move Pixoid", PIXOID, False)
     assert types(out) == ["ack"]
     assert r.ctl.state == c.PROGRAMMING
     r.ctl.turn(0, 1, r.now)  # N -> E (NE is not allowed)
@@ -156,7 +156,7 @@ def test_full_sealed_round() -> None:
 def test_nothing_about_the_selection_leaves_before_alllocked() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.ctl.turn(0, 3, r.now)
     r.ctl.button(SHORT, r.now)
     r.drain()
@@ -187,7 +187,7 @@ def test_custom_faces_and_single_allowed_face() -> None:
 def test_inactive_wheels_do_nothing() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.ctl.turn(2, 3, r.now)
     assert r.drain() == []
     assert r.ctl.wheels[2].index == -1
@@ -196,7 +196,7 @@ def test_inactive_wheels_do_nothing() -> None:
 def test_unlock_withdraws_and_relock_commits_again() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.ctl.button(SHORT, r.now)
     (c1,) = r.drain()
     r.ctl.button(LONG, r.now)
@@ -212,13 +212,13 @@ def test_unlock_withdraws_and_relock_commits_again() -> None:
 def test_unlock_refused_when_the_prompt_forbids_it_or_all_locked() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, False, "x", PIXOID)
+    r.host("prompt", 5, True, False, "x", PIXOID, False)
     r.ctl.button(SHORT, r.now)
     r.ctl.button(LONG, r.now)
     assert r.ctl.state == c.LOCKED
     r2 = Rig()
     r2.welcome()
-    r2.host("prompt", 6, True, True, "x", PIXOID)
+    r2.host("prompt", 6, True, True, "x", PIXOID, False)
     r2.ctl.button(SHORT, r2.now)
     r2.host("alllocked", 6, [[0, r2.commitment()]])
     r2.ctl.button(LONG, r2.now)
@@ -229,7 +229,7 @@ def test_reset_between_lock_and_reveal_reveals_the_same_choice(tmp_path: Path) -
     store = FileStore(str(tmp_path / "lock.json"))
     r = Rig(store)
     r.welcome()
-    r.host("prompt", 9, True, True, "x", PIXOID)
+    r.host("prompt", 9, True, True, "x", PIXOID, False)
     r.ctl.turn(0, -1, r.now)
     r.ctl.turn(1, 5, r.now)
     r.ctl.button(SHORT, r.now)
@@ -245,7 +245,7 @@ def test_reset_between_lock_and_reveal_reveals_the_same_choice(tmp_path: Path) -
         "state": "locked",
         "commitment": commit["commitment"],
     }
-    r2.host("prompt", 9, True, True, "x", PIXOID)  # the host re-sends the prompt
+    r2.host("prompt", 9, True, True, "x", PIXOID, False)  # the host re-sends the prompt
     assert r2.ctl.state == c.LOCKED
     out = r2.host("alllocked", 9, [[0, commit["commitment"]]])
     reveal = [m for m in out if m["t"] == "reveal"][0]
@@ -258,7 +258,7 @@ def test_reset_between_lock_and_reveal_reveals_the_same_choice(tmp_path: Path) -
 def test_commit_is_retransmitted_with_backoff_until_acked() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.ctl.button(SHORT, r.now)
     (commit,) = r.drain()
     gaps = []
@@ -278,7 +278,7 @@ def test_commit_is_retransmitted_with_backoff_until_acked() -> None:
 def test_frames_unacked_when_the_link_drops_go_out_again_after_the_handshake() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.ctl.button(SHORT, r.now)
     (commit,) = r.drain()
     r.tick(3500)  # silence: link lost
@@ -297,7 +297,7 @@ def test_without_a_session_reliable_frames_are_refused_with_no_session() -> None
     changes nothing, and never answers an ack, an error or another unreliable frame so."""
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID)
+    r.host("prompt", 5, True, True, "x", PIXOID, False)
     r.tick(3500)  # silence: link lost, the session with it
     assert not r.ctl.session.online
     refused = r.host("revealed", 5, [[0, "N 1"]], "nope", [], seq=9)
@@ -317,10 +317,10 @@ def test_without_a_session_reliable_frames_are_refused_with_no_session() -> None
 def test_duplicates_are_acked_again_but_processed_once() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 5, True, True, "x", PIXOID, seq=7)
+    r.host("prompt", 5, True, True, "x", PIXOID, False, seq=7)
     r.ctl.turn(0, 1, r.now)
     r.drain()
-    out = r.host("prompt", 5, True, True, "x", PIXOID, seq=7)
+    out = r.host("prompt", 5, True, True, "x", PIXOID, False, seq=7)
     assert types(out) == ["ack"]
     assert r.ctl.wheels[0].index == 2  # not reset by the duplicate
 
@@ -328,7 +328,7 @@ def test_duplicates_are_acked_again_but_processed_once() -> None:
 def test_a_stale_revealed_does_not_replace_the_prompt_in_hand() -> None:
     r = Rig()
     r.welcome()
-    r.host("prompt", 12, True, True, "x", PIXOID)
+    r.host("prompt", 12, True, True, "x", PIXOID, False)
     out = r.host("revealed", 11, [[0, "N 1"]], "old news", [])
     assert out[1]["t"] == "error" and out[1]["code"] == codec.E_PROMPT
     assert r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 12
@@ -343,7 +343,7 @@ def test_open_prompt_sends_the_answer_directly() -> None:
     r = Rig()
     r.welcome(seat=-1)
     assert r.ctl.state == c.WAIT_SEAT
-    r.host("prompt", 3, False, False, "Press to take seat 3", [None, None, None])
+    r.host("prompt", 3, False, False, "Press to take seat 3", [None, None, None], False)
     r.ctl.button(SHORT, r.now)
     (reveal,) = r.drain()
     assert reveal["t"] == "reveal" and reveal["sel"] == [-1, -1, -1]
@@ -362,7 +362,7 @@ def test_the_headline_shows_while_idle_and_under_a_reveal_and_clears() -> None:
     lines, _ = render(r.ctl)
     assert lines[:2] == ["Seat 2 Green", "t1"]
     assert lines[3:] == ["Round 2", "Adventure:", "Blue's turn"]
-    r.host("prompt", 4, False, False, "Your turn", PIXOID)
+    r.host("prompt", 4, False, False, "Your turn", PIXOID, False)
     assert "Blue's turn" not in render(r.ctl)[0]  # a prompt of its own replaces it
     r.ctl.button(SHORT, r.now)
     (reveal,) = r.drain()

@@ -21,7 +21,7 @@ BOT_NONCE = bytes(range(40, 52))
 
 def _lock(r: Rig, pid: int, turns: int = 1) -> str:
     """Prompt `pid` (sealed), dial, lock: the commitment sent."""
-    r.host("prompt", pid, True, True, "x", PIXOID)
+    r.host("prompt", pid, True, True, "x", PIXOID, False)
     r.ctl.turn(1, turns, r.now)
     r.ctl.button(SHORT, r.now)
     return r.commitment()
@@ -53,21 +53,21 @@ def test_a_closed_prompt_is_never_asked_again_across_welcomes_and_resets(tmp_pat
     r.welcome()
     _round(r, 17)
     # the host's retransmission of the prompt (its ack was lost), under a new seq
-    assert types(r.host("prompt", 17, True, True, "x", PIXOID)) == ["ack"]
+    assert types(r.host("prompt", 17, True, True, "x", PIXOID, False)) == ["ack"]
     assert r.ctl.state == c.REVEALED
     for t in ("alllocked", "revealed"):
         args: list[Any] = [17, []] if t == "alllocked" else [17, [], "late", []]
         assert types(r.host(t, *args)) == ["ack"]  # old news: acknowledged, nothing else
     assert r.ctl.state == c.REVEALED
     r.welcome()  # a new session forgets sequence numbers, not closed prompts
-    r.host("prompt", 17, True, True, "x", PIXOID)
+    r.host("prompt", 17, True, True, "x", PIXOID, False)
     assert r.ctl.state != c.PROGRAMMING
     # a reset: the ring is on flash
     r2 = Rig(FileStore(str(tmp_path / "lock.json")))
     r2.welcome()
-    assert types(r2.host("prompt", 17, True, True, "x", PIXOID)) == ["ack"]
+    assert types(r2.host("prompt", 17, True, True, "x", PIXOID, False)) == ["ack"]
     assert r2.ctl.state == c.IDLE
-    r2.host("prompt", 18, True, True, "x", PIXOID)
+    r2.host("prompt", 18, True, True, "x", PIXOID, False)
     assert r2.ctl.state == c.PROGRAMMING and r2.ctl.pid() == 18
 
 
@@ -76,7 +76,7 @@ def test_the_closed_ring_is_bounded_and_its_file_stays_small(tmp_path: Path) -> 
     r = Rig(store)
     r.welcome()
     for pid in range(100, 100 + CLOSED + 2):
-        r.host("prompt", pid, False, False, "x", PIXOID)
+        r.host("prompt", pid, False, False, "x", PIXOID, False)
         r.host("revealed", pid, [], "Void", [])
     assert len(r.ctl.closed) == CLOSED
     path = tmp_path / "closed.json"
@@ -95,14 +95,14 @@ def test_a_prompt_for_another_pid_waits_while_a_lock_is_unsettled() -> None:
     r.welcome()
     c17 = _lock(r, 17)
     reveal = _reveal(r, 17, c17)
-    assert r.host("prompt", 18, True, True, "y", PIXOID, seq=40) == []  # no ack
+    assert r.host("prompt", 18, True, True, "y", PIXOID, False, seq=40) == []  # no ack
     assert r.ctl.state == c.ALLLOCKED and r.ctl.record is not None
     # a revealed for another prompt does not touch it either
     r.host("revealed", 16, [[0, "N 1"]], "older", [[0, [0, 1, -1], reveal["nonce"], "dev-1"]])
     assert r.ctl.record is not None and r.ctl.record["pid"] == 17
     r.host("revealed", 17, [[0, "E 3"], [1, "N 1"]], "done", _entries(17, reveal))
     assert r.ctl.record is None and r.ctl.results[2]
-    out = r.host("prompt", 18, True, True, "y", PIXOID, seq=40)  # its retransmission
+    out = r.host("prompt", 18, True, True, "y", PIXOID, False, seq=40)  # its retransmission
     assert types(out) == ["ack"] and r.ctl.state == c.PROGRAMMING and r.ctl.pid() == 18
 
 
@@ -175,7 +175,7 @@ def test_a_void_closes_the_prompt_and_the_lock() -> None:
     r.host("revealed", 17, [], "Void: seat 2 broke a rule", [])
     assert r.ctl.state == c.REVEALED and r.ctl.record is None and r.store.load() is None
     assert "VERIFIED" not in render(r.ctl)[0]
-    assert types(r.host("prompt", 17, True, True, "x", PIXOID)) == ["ack"]
+    assert types(r.host("prompt", 17, True, True, "x", PIXOID, False)) == ["ack"]
     assert r.ctl.state == c.REVEALED
 
 
@@ -187,8 +187,8 @@ def test_a_long_press_gives_up_a_lock_the_host_will_not_confirm() -> None:
     assert r.ctl.alarm is not None
     r.ctl.button(LONG, r.now)
     assert r.ctl.record is None and r.ctl.state == c.IDLE and r.ctl.alarm is None
-    assert types(r.host("prompt", 17, True, True, "x", PIXOID)) == ["ack"]  # closed
-    r.host("prompt", 18, True, True, "x", PIXOID)
+    assert types(r.host("prompt", 17, True, True, "x", PIXOID, False)) == ["ack"]  # closed
+    r.host("prompt", 18, True, True, "x", PIXOID, False)
     assert r.ctl.state == c.PROGRAMMING
 
 

@@ -36,7 +36,7 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         snap = host.handshake()
         assert snap["pid"] is None and snap["state"] == "idle"
         sim.wait_state("idle")
-        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID])
+        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID, False])
         sim.wait_state("programming")
         sim.turn(0, 1)
         sim.turn(1, 3, bounce=True)
@@ -52,7 +52,7 @@ def test_scripted_session_with_reset_between_lock_and_reveal(sim: SimController)
         sim.start()
         snap = host.handshake()
         assert snap["state"] == "locked" and snap["commitment"] == commit["commitment"]
-        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID])
+        host.send("prompt", [17, True, True, "Move Pixoid", PIXOID, False])
         host.send("alllocked", [17, [[0, commit["commitment"]]]])
         reveal = host.expect("reveal", pid=17)
         assert reveal["sel"] == [2, 4, -1]
@@ -77,7 +77,7 @@ def test_a_controller_without_a_session_refuses_reliable_frames(sim: SimControll
     host = HostStandin(sim.device_path)
     try:
         sim.wait_state("connecting")
-        host.send_once("prompt", 5, [17, True, True, "Move Pixoid", PIXOID])
+        host.send_once("prompt", 5, [17, True, True, "Move Pixoid", PIXOID, False])
         err = host.expect("error", ref=5)
         assert (err["code"], err["detail"]) == (codec.E_STATE, "no session")
         host.send_once("ack", 0, [5])
@@ -101,7 +101,7 @@ def test_long_press_unlocks(sim: SimController) -> None:
     host = HostStandin(sim.device_path)
     try:
         host.handshake()
-        host.send("prompt", [3, True, True, "Wager", [None, [None, 0b1110, 1], None]])
+        host.send("prompt", [3, True, True, "Wager", [None, [None, 0b1110, 1], None], False])
         sim.wait_state("programming")
         sim.press(80)
         host.expect("commit", pid=3)
@@ -116,7 +116,7 @@ def test_long_press_unlocks(sim: SimController) -> None:
 def test_unplug_and_replug_resends_the_commit(sim: SimController) -> None:
     host = HostStandin(sim.device_path)
     host.handshake()
-    host.send("prompt", [8, True, True, "Go", PIXOID])
+    host.send("prompt", [8, True, True, "Go", PIXOID, False])
     sim.wait_state("programming")
     host.close()
     sim.unplug()
@@ -141,7 +141,7 @@ def test_auto_player_locks_a_legal_choice(runtime: str) -> None:
         try:
             host.handshake()
             wheels = [[None, 0b01010101, 0], [None, 0b0000101000, 3], None]
-            host.send("prompt", [21, True, False, "Auto", wheels])
+            host.send("prompt", [21, True, False, "Auto", wheels, False])
             commit = host.expect("commit", pid=21)
             host.send("alllocked", [21, [[0, commit["commitment"]]]])
             reveal = host.expect("reveal", pid=21)
@@ -179,7 +179,7 @@ def _rounds(
     try:
         host.handshake()
         for pid in range(1, 6):
-            host.send("prompt", [pid, True, True, text, wheels])
+            host.send("prompt", [pid, True, True, text, wheels, False])
             sim.wait_for(lambda v, p=pid: v.state == "programming" and v.pid == p)
             sim.turn(0, 31, bounce=True)
             sim.turn(1, -5)
@@ -237,7 +237,7 @@ def test_auto_player_presses_again_when_a_press_is_lost(runtime: str) -> None:
         host = HostStandin(sim.device_path)
         try:
             host.handshake(seat=-1)
-            pairing = [44, False, False, "Press to take seat 1", [None, None, None]]
+            pairing = [44, False, False, "Press to take seat 1", [None, None, None], False]
             host.send("prompt", pairing)
             for _ in range(40):  # 2 s of welcome + the same prompt, 25 ms apart
                 sim.wait_for(lambda v: True, what="a view")

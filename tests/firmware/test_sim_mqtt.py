@@ -135,7 +135,7 @@ def payload_with(host: MqttHost, frame_name: str, value: Any) -> bytes:
 @pytest.mark.parametrize("runtime", ["micropython", "cpython"])
 def test_sealed_round_over_mqtt(broker: Mosquitto, runtime: str) -> None:
     with seated_sim(broker, runtime, "sim-m") as (sim, host):
-        host.send("prompt", [4, True, True, "Pick", [None, [None, 0b1110, 1], None]])
+        host.send("prompt", [4, True, True, "Pick", [None, [None, 0b1110, 1], None], False])
         sim.wait_state("programming")
         sim.turn(1, 2)
         sim.press(100)
@@ -156,9 +156,9 @@ def test_down_payload_of_several_frames_is_handled_in_order(
 ) -> None:
     with seated_sim(broker, runtime, "sim-b") as (sim, host):
         wheels = [None, [None, 0b1110, 1], None]
-        first = host.frame("prompt", [4, True, True, "First", wheels])
+        first = host.frame("prompt", [4, True, True, "First", wheels, False])
         first_seq = host.seq
-        second = host.frame("prompt", [5, True, True, "Second", wheels])
+        second = host.frame("prompt", [5, True, True, "Second", wheels, False])
         host.send_payload(first, host.frame("ping", [7]), second)
         sim.wait_for(lambda v: v.state == "programming" and v.pid == 5)
         # answered in the order the frames came, all at the same moment: one up payload
@@ -173,7 +173,8 @@ def test_corrupted_frame_in_a_payload_does_not_stop_the_rest(broker: Mosquitto) 
     with seated_sim(broker, "micropython", "sim-c") as (sim, host):
         bad = bytearray(host.frame("ping", [2]))
         bad[3] ^= 0x01  # "ping" -> "piog": the checksum no longer matches
-        prompt = host.frame("prompt", [6, True, True, "After", [None, [None, 0b1110, 1], None]])
+        wheels = [None, [None, 0b1110, 1], None]
+        prompt = host.frame("prompt", [6, True, True, "After", wheels, False])
         host.send_payload(host.frame("ping", [1]), bytes(bad), prompt, host.frame("ping", [3]))
         sim.wait_for(lambda v: v.state == "programming" and v.pid == 6)
         assert names(payload_with(host, "pong", 3)) == [

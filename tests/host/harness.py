@@ -28,7 +28,7 @@ def table_config(work: Path, *, players: int = 2, uids: list[str] | None = None,
         "tables": [{
             "name": TABLE, "game": DUEL, "players": players, "seed": 5,
             "controllers": uids or [], "bots": bots or [], "pairing": "press",
-            "options": {"rounds": 3}, **table,
+            "options": {"rounds": 3}, "menu": False, **table,
         }],
     }
     if mqtt is not None:

@@ -124,7 +124,7 @@ def test_a_bots_choice_is_on_disk_only_as_a_commitment_until_all_locked(
     assert held["commitment"] == codec.commitment(secret.sel, nonce, box.pid, "bot-1")
     assert not any("sel" in d or "nonce" in d for _n, _k, d in rows(journal_path))
     assert secret.nonce.encode() not in on_disk(journal_path)
-    assert rows(journal_path)[0][2]["format"] == FORMAT == 3
+    assert rows(journal_path)[0][2]["format"] == FORMAT >= 3
 
     # all-locked: the bot reveals, and its reveal is journaled after the all-locked
     pid = commit(runner, red, (2, 5, -1))
@@ -566,3 +566,62 @@ def test_a_daemon_killed_while_a_bot_holds_its_secret(tmp_path: Path,
     path = asyncio.run(_killed_while_a_bot_holds_its_secret(tmp_path))
     status, out, _ = audited(capsys, path)
     assert status == 0 and out.startswith("OK t1: "), out
+
+
+# ---------------------------------------------------------------------- a console's games
+
+
+def test_a_console_journal_audits_game_by_game(tmp_path: Path,
+                                                capsys: pytest.CaptureFixture[str]) -> None:
+    """Format 4: a table's journal is a sequence of games and menus; each game is audited
+    on its own (its own table entry, prompt ids, state hashes), each menu read."""
+    from tests.host.test_history import by_game, console_journal
+
+    path = console_journal(tmp_path / "journal.sqlite")
+    parts = by_game(path)
+    prompts = sum(k == "prompt" for part in parts for _n, k, _d in part)
+    sealed = {d["pid"] for part in parts for _n, k, d in part if k == "commit"}
+    verified = sum(k == "reveal" and d["pid"] in sealed for part in parts for _n, k, d in part)
+    assert (len(parts), prompts, verified) == (3, 13, 12)  # game 3 is in progress
+    status, out, err = audited(capsys, path)
+    assert (status, err) == (0, "")
+    assert out.splitlines() == [f"OK t1: 3 games, {prompts} prompts, {verified} reveals "
+                                "verified", "OK t2: 6 prompts, 6 reveals verified"]
+    journal = Journal(path, readonly=True)
+    done = audit("t1", journal.entries("t1"))
+    journal.close()
+    assert (done.games, done.menus, done.prompts, done.verified, done.steps) == (
+        3, 2, prompts, verified, 12)
+
+
+def test_a_broken_console_game_is_named_by_its_number(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    from dialbox.runner.replay import BrokenGame
+    from tests.host.test_history import by_game, console_journal
+
+    path = console_journal(tmp_path / "journal.sqlite")
+    game2 = by_game(path)[1]
+    sealed = {d["pid"] for _n, k, d in game2 if k == "commit"}
+    n = [m for m, k, d in game2 if k == "reveal" and d["seat"] == 1 and d["pid"] in sealed][1]
+    commit_n = max(m for m, k, d in game2 if k == "commit" and d["seat"] == 1 and m < n)
+    edit(path, f"UPDATE entry SET data = json_set(data, '$.sel[1]', "
+               f"json_extract(data, '$.sel[1]') % 9 + 1) WHERE n = {n}")
+    pid = next(d["pid"] for m, _k, d in game2 if m == n)
+    status, out, _ = audited(capsys, path)
+    assert status == 1
+    assert out.splitlines() == [
+        f"t1 game 2 step 3: entry {n}: reveal of seat 2 for prompt {pid} does not match the "
+        f"commitment journaled in entry {commit_n}", "OK t2: 6 prompts, 6 reveals verified"]
+    journal = Journal(path, readonly=True)
+    with pytest.raises(BrokenGame, match=f"journal step 3 of table t1 \\(game 2\\) does not "
+                                         f"replay: entry {n}: reveal of seat 2"):
+        audit("t1", journal.entries("t1"))
+    journal.close()
+
+    # a menu's entries are read: an unreadable one is named with the game before it
+    other = console_journal(tmp_path / "other.sqlite")
+    name_n = next(m for m, k, _d in rows_of(other, "t1") if k == "name")
+    edit(other, f"UPDATE entry SET data = '{{\"uid\": 5, \"name\": \"Ana\"}}' WHERE n = {name_n}")
+    status, out, _ = audited(capsys, other, "--table", "t1")
+    assert status == 1
+    assert out.startswith(f"t1 menu after game 1: entry {name_n}: unreadable (name): uid: ")

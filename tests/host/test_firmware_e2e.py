@@ -100,7 +100,7 @@ def _unfit_prompt(case: FullGame) -> str | None:
                 p = Prompt(pid=codec.MAX_PID, sealed=d.sealed, unlock=True, text=ask.text,
                            wheels=wire)
                 codec.encode("prompt", codec.MAX_SEQ, [p.pid, p.sealed, p.unlock, p.text,
-                                                       p.wheels])
+                                                       p.wheels, p.live])
             except ValueError as e:
                 why = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
                 long = [f.label for w in ask.wheels if w is not None for f in w.faces

@@ -24,7 +24,9 @@ texts = st.text(max_size=60)
 
 @st.composite
 def messages(draw: st.DrawFn) -> tuple[str, int, list[Any]]:
-    kind = draw(st.sampled_from(["commit", "reveal", "prompt", "error", "revealed", "status"]))
+    kind = draw(
+        st.sampled_from(["commit", "reveal", "dial", "prompt", "error", "revealed", "status"])
+    )
     seq = draw(seqs)
     pid = draw(pids)
     if kind == "commit":
@@ -32,6 +34,8 @@ def messages(draw: st.DrawFn) -> tuple[str, int, list[Any]]:
         return kind, seq, [pid, c]
     if kind == "reveal":
         return kind, seq, [pid, draw(sels), codec.b64(draw(nonces))]
+    if kind == "dial":
+        return kind, 0, [pid, draw(sels)]
     if kind == "prompt":
         wheels: list[Any] = []
         for w in range(3):
@@ -41,7 +45,9 @@ def messages(draw: st.DrawFn) -> tuple[str, int, list[Any]]:
             else:
                 mask = draw(st.integers(min_value=1, max_value=(1 << n) - 1))
                 wheels.append([None, mask, draw(st.integers(0, n - 1))])
-        return kind, seq, [pid, draw(st.booleans()), draw(st.booleans()), draw(texts), wheels]
+        sealed = draw(st.booleans())
+        live = not sealed and draw(st.booleans())  # (a live prompt is never sealed)
+        return kind, seq, [pid, sealed, draw(st.booleans()), draw(texts), wheels, live]
     if kind == "error":
         return kind, 0, [draw(st.integers(1, 18)), draw(texts), seq]
     if kind == "status":

@@ -39,6 +39,7 @@ STATE_NAMES = (
 )
 
 SILENCE_MS = const(3000)  # serial: three missed heartbeats = link lost
+_DIAL_MS = const(100)  # a live prompt's `dial` frames: at most one per 100 ms
 _FATAL = (
     codec.E_VERSION,
     codec.E_TABLE,
@@ -94,6 +95,11 @@ class Controller:
         self.table = ""
         self.name = ""
         self.prompt = None  # (pid, sealed, unlock, text)
+        # a live prompt (open, the host's menu): the wheels are public while dialled. `dial`
+        # = they moved since the last `dial` frame, sent at `dial_at` (docs/controller.md)
+        self.live = False
+        self.dial = False
+        self.dial_at = None
         self.wheels = wheelmod.idle_wheels()
         self.edited = False
         self.programming_pid = None
@@ -272,6 +278,10 @@ class Controller:
             return True
         self.alarm = None
         self.prompt = (pid, msg["sealed"], msg["unlock"], msg["text"])
+        # never live when sealed, whatever the host says: a sealed choice stays here
+        self.live = msg["live"] and not msg["sealed"]
+        self.dial = False
+        self.dial_at = None  # (a ticks value days old could compare as in the future)
         self.results = None
         if rec is not None and rec["pid"] == pid:
             # the host re-sent the prompt we already locked (reconnect): stay locked
@@ -285,7 +295,10 @@ class Controller:
             self.changed = True
             return None
         if self.state == PROGRAMMING and self.programming_pid == pid:
-            return None  # a duplicate of the prompt being programmed: keep the wheels
+            # a duplicate of the prompt being programmed (a resume): keep the wheels, and
+            # tell a live prompt's host where they are
+            self.dial = self.live
+            return None
         self.programming_pid = pid
         self.wheels = wheelmod.from_prompt(msg["wheels"])
         self.edited = False
@@ -418,6 +431,7 @@ class Controller:
             if not self.edited:
                 self.edited = True
                 self._send("status", [self.prompt[0], "editing"], now)
+            self.dial = self.live  # sent by the next tick(): the main loop's same pass
 
     def button(self, event, now):
         self.entropy.stir(event, now)
@@ -471,10 +485,20 @@ class Controller:
         self._set(PROGRAMMING)
 
     def tick(self, now):
-        """Retransmit due frames; declare the link lost after silence_ms without a frame."""
+        """Retransmit due frames; declare the link lost after silence_ms without a frame;
+        send a live prompt's selection (`dial`) if the wheels moved since the last one, at
+        most one per _DIAL_MS: a move inside that time stays due and goes from a later
+        pass, so where the wheels come to rest is always sent. Never for a sealed or
+        non-live prompt (docs/controller.md, "Live prompts")."""
         s = self.session
         if self.silence_ms and s.online and ticks_diff(now, self.last_rx) > self.silence_ms:
             self.link_lost()
+        if self.dial and self.live and self.state == PROGRAMMING and s.online:
+            at = self.dial_at
+            if at is None or ticks_diff(now, at) >= _DIAL_MS:
+                self.dial = False
+                self.dial_at = now
+                s.send("dial", [self.prompt[0], wheelmod.selection(self.wheels)], now)
         s.tick(now)
 
     def link_lost(self):

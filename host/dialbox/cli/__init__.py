@@ -36,6 +36,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.sim",
     "dialbox.cli.firmware",
     "dialbox.cli.audit",
+    "dialbox.cli.history",
 )
 
 BAD_INPUT = 2

@@ -5,7 +5,11 @@ seat and prompt (bots included), no reveal may come before its prompt's all-lock
 applied answer set must be the verified one, and the whole game must replay to every state
 hash journaled with it (the daemon's own replay, `dialbox.runner.replay`, writing nothing).
 One line per table: `OK <table>: N prompts, M reveals verified` or `<table> step K: entry
-E: what is wrong` (the first broken step). Exit status 0 when every table is OK, 1 when one
+E: what is wrong` (the first broken step). A table that played several games (format 4: its
+journal is a sequence of game and menu segments) says `OK <table>: G games, N prompts, M
+reveals verified`, each game audited on its own, each menu segment read; its first broken
+step is named with its game, `<table> game 2 step K: entry E: ...` (or `<table> menu after
+game 1: entry E: unreadable ...`). Exit status 0 when every table is OK, 1 when one
 is not, 2 when the file cannot be read as a journal. It only reads, so it can run beside the
 daemon (as the daemon's user: the journal is its owner's only).
 """
@@ -35,7 +39,7 @@ def add_parser(sub: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     from dialbox.engine.errors import EngineError
     from dialbox.journal import Journal, JournalError
-    from dialbox.runner.replay import BrokenStep, audit
+    from dialbox.runner.replay import BrokenGame, BrokenStep, audit
 
     try:
         journal = Journal(args.journal, readonly=True)
@@ -55,6 +59,10 @@ def run(args: argparse.Namespace) -> int:
         for table in args.table or tables:
             try:
                 done = audit(table, journal.entries(table))
+            except BrokenGame as e:
+                print(f"{table} {e.where}: entry {e.n}: {e.detail}")
+                broken += 1
+                continue
             except BrokenStep as e:
                 print(f"{table} step {e.step}: entry {e.n}: {e.detail}")
                 broken += 1
@@ -66,7 +74,10 @@ def run(args: argparse.Namespace) -> int:
             unchecked = done.steps - done.hashed
             note = (f" ({unchecked} steps of format 1 carry no state hash)"
                     if unchecked else "")
-            print(f"OK {table}: {done.prompts} prompts, {done.verified} reveals verified{note}")
+            games = (f"{done.games} game{'s' if done.games != 1 else ''}, "
+                     if done.games != 1 or done.menus else "")
+            print(f"OK {table}: {games}{done.prompts} prompts, {done.verified} reveals "
+                  f"verified{note}")
     except (JournalError, sqlite3.Error) as e:
         print(f"dialbox audit: {args.journal}: cannot read the journal ({e})", file=sys.stderr)
         return 2

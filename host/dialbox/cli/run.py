@@ -71,7 +71,7 @@ async def open_displays(stack: contextlib.AsyncExitStack,
         strip = config.ledstrip if i == 0 else LedStripConfig(backend="none")
         out[t.name] = await stack.enter_async_context(TableDisplays(
             pace=d.pace, ledstrip=strip, host=d.host, port=d.port + i if d.port else 0,
-            web=d.web, terminal=d.terminal and i == 0))
+            web=d.web, terminal=d.terminal and i == 0, journal=config.host.journal))
         if out[t.name].url:
             print(f"{t.name}: table screen at {out[t.name].url}", flush=True)
     return out

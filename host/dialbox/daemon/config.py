@@ -118,8 +118,14 @@ class MqttSection(_Strict):
 
 class TableSection(_Strict):
     name: str = Field(min_length=1, max_length=32, pattern=r"^[A-Za-z0-9_.-]+$")
-    game: str = Field(min_length=1)
-    players: int = Field(ge=1, le=6)
+    game: str | None = Field(None, min_length=1)
+    """The table's first game (none: the table starts in its menu, docs/host.md "The
+    console")."""
+    players: int | None = Field(None, ge=1, le=6)
+    """Players of the first game (required with `game`)."""
+    menu: bool = True
+    """After a game the table goes to its menu, where the controllers choose the next one
+    (false: the table stays finished, as dialbox before 0.x did)."""
     seats: int | None = Field(None, ge=1, le=6)
     """Controllers at the table, if not one per player (Pixoid with 3 players: 4)."""
     seed: int = 0
@@ -140,13 +146,22 @@ class TableSection(_Strict):
 
     @field_validator("game")
     @classmethod
-    def _registered_name(cls, v: str) -> str:
+    def _registered_name(cls, v: str | None) -> str | None:
         """Another spelling (trialofthegods) stands for the registered name, which the
         journal and the table's state keep."""
-        return canonical_name(v)
+        return None if v is None else canonical_name(v)
 
     @model_validator(mode="after")
     def _bots_fit(self) -> TableSection:
+        if self.game is None:
+            unused = [k for k in ("players", "seats", "teams", "roles", "bots", "bot",
+                                  "options") if getattr(self, k)]
+            if unused:
+                raise ValueError(f"{', '.join(unused)} need a game: a table without one "
+                                 "starts in its menu, where its players choose")
+            return self
+        if self.players is None:
+            raise ValueError(f"players: how many play {self.game}? (required with game)")
         try:
             info = game_info(self.game)
             info.check_players(self.players)
@@ -167,6 +182,8 @@ class TableSection(_Strict):
         """Set the table's game up once, as its runner will (ConfigError naming the table
         if the game refuses its options): beyond the schema's checks, so `dialbox run`
         (and `--check`) calls it before it writes anything."""
+        if self.game is None:
+            return
         info = game_info(self.game)
         options = self.settings().options_with_players
         try:
@@ -177,7 +194,8 @@ class TableSection(_Strict):
 
     def settings(self) -> TableSettings:
         return TableSettings(
-            name=self.name, game=self.game, players=self.players, seats=self.seats, seed=self.seed,
+            name=self.name, game=self.game or "", players=self.players or 0, seats=self.seats,
+            seed=self.seed,
             options=dict(self.options), bots=[b - 1 for b in self.bots],
             fill_with_bots=self.fill_with_bots, controllers=list(self.controllers),
             teams=list(self.teams), roles=list(self.roles), bot=self.bot,
@@ -255,10 +273,11 @@ ports = ["/dev/serial/by-id/usb-MicroPython*"]
 
 [[tables]]
 name = "table1"
-game = "pixoid"
+game = "pixoid"     # the first game; leave game and players out to start in the menu
 players = 4
 bots = [4]          # seat 4 is a bot
 pairing = "press"   # a new controller presses its button to take the next free seat
+menu = true         # after a game the controllers choose the next one (docs/host.md)
 
 [display]           # the table screen: http://<pi>:8080/ (kiosk: see docs/displays.md)
 host = "0.0.0.0"

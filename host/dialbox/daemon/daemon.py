@@ -8,9 +8,9 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from dialbox.console.console import Console
 from dialbox.daemon.config import DaemonConfig
 from dialbox.journal import Journal
-from dialbox.runner import GameRunner
 from dialbox.sessions import Session
 from dialbox.sessions.keys import Authenticator, KeyStore
 from dialbox.transports.base import Link
@@ -30,11 +30,11 @@ another node of a clustered broker never sees this node's retained copy)."""
 class SerialDesk:
     """Session host for serial links: sends each controller to its table by unique id."""
 
-    def __init__(self, runners: list[GameRunner]) -> None:
+    def __init__(self, runners: list[Console]) -> None:
         self.runners = runners
-        self.by_session: dict[int, GameRunner] = {}
+        self.by_session: dict[int, Console] = {}
 
-    def _pick(self, uid: str) -> GameRunner:
+    def _pick(self, uid: str) -> Console:
         for r in self.runners:
             if r.table.seat_of(uid) is not None or uid in r.settings.controllers:
                 return r
@@ -80,7 +80,8 @@ class Daemon:
         self.journal = journal or Journal(config.host.journal)
         self.hubs: dict[str, MqttHub] = {}
         self.runners = {
-            t.name: GameRunner(t.settings(), self.journal, config.host.name) for t in config.tables
+            t.name: Console(t.settings(), self.journal, config.host.name, menu=t.menu)
+            for t in config.tables
         }
         self.sessions: list[Session] = []
         self.keys = KeyStore(config.host.keys_path())
@@ -159,7 +160,7 @@ class Daemon:
             log.warning("require_keys is off: controllers without a device key are admitted "
                         "unauthenticated (%d keys in %s)", len(uids), self.keys.path)
 
-    def _hub(self, address: BrokerAddress, name: str, runner: GameRunner) -> MqttHub:
+    def _hub(self, address: BrokerAddress, name: str, runner: Console) -> MqttHub:
         async def on_link(link: MqttLink) -> None:
             await self._serve(link, runner)
 

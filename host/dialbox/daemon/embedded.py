@@ -202,6 +202,7 @@ async def run_demo(
                 "name": TABLE, "game": game, "players": players, "seats": seats, "seed": seed,
                 "options": options or {}, "bots": list(range(n + 1, seats + 1)),
                 "controllers": uids, "pairing": "press",
+                "menu": False,  # the demo is one game: it ends with it
             }
             cfg: dict[str, Any] = {
                 "host": {"name": "demo", "journal": str(work / "journal.sqlite")},

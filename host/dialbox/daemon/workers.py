@@ -20,7 +20,7 @@ processes").
   per message: `ready`, a followed table's public state (the `TableState` JSON of the MQTT
   `state` topic, at most every DISPLAY_EVERY s, the first change and the end of the game at
   once) with its link facts, and link facts alone every LINKS_EVERY s. Nothing private ever
-  goes in: only what `GameRunner.state()` and `GameRunner.links()` give the displays today.
+  goes in: only what `Console.state()` and `Console.links()` give the displays today.
 - **Lifetime.** A worker is SIGKILLed by the kernel when the supervisor dies
   (PR_SET_PDEATHSIG, set by the worker itself, which then checks that its parent is still the
   supervisor), and stops when the channel reaches EOF. Workers run in a process group of their
@@ -64,7 +64,7 @@ from dialbox.daemon.config import ConfigError, DaemonConfig, parse_config
 from dialbox.table import Feed, LinkInfo, TableState
 
 if TYPE_CHECKING:
-    from dialbox.runner import GameRunner
+    from dialbox.console.console import Console
 
 log = logging.getLogger("dialbox.workers")
 
@@ -412,7 +412,7 @@ class StateRelay:
     """Worker side: sends the followed tables' public states and link facts to the
     supervisor, rate-limited per table as the daemon's MQTT `state` publisher is."""
 
-    def __init__(self, writer: asyncio.StreamWriter, runners: Mapping[str, GameRunner],
+    def __init__(self, writer: asyncio.StreamWriter, runners: Mapping[str, Console],
                  follow: Iterable[str]) -> None:
         self.writer = writer
         wanted = set(follow)

@@ -17,7 +17,8 @@ from dialbox.displays.ledstrip import SeatStatus
 from dialbox.engine.registry import game_info
 
 Occupant = Literal["empty", "controller", "bot"]
-Stage = Literal["lobby", "playing", "over"]
+Stage = Literal["lobby", "playing", "over", "menu"]
+"""menu: the table is idle and its controllers choose the next game (`TableView.menu`)."""
 PromptPhase = Literal["open", "alllocked", "revealed", "void"]
 """open: seats are dialling; alllocked: every seat locked, reveals being verified;
 revealed: every choice verified and public; void: a reveal failed and the turn is asked again."""
@@ -49,6 +50,8 @@ class SeatView(_Frozen):
     status: SeatStatus = "empty"
     team: str | None = None
     role: str | None = None
+    player: str | None = None
+    """The name the seat's player took on the controller, if any (the colour stays `name`)."""
 
 
 class FaceView(_Frozen):
@@ -147,6 +150,64 @@ class Progress(_Frozen):
     total: int
 
 
+MenuStage = Literal["idle", "game", "setup", "options", "vote", "name", "spell"]
+"""As dialbox.table.state.MenuStage: idle (any seated controller may open the menu), game,
+setup (players, variant, bots), options, vote (the others confirm), name and spell (a player
+takes a name)."""
+
+
+class MenuWheelView(_Frozen):
+    """One wheel of the menu as the chooser's controller shows it, followed live."""
+
+    label: str
+    faces: tuple[str, ...]
+    allowed: tuple[int, ...] = ()
+    """Indexes of the faces the wheel may stop on (the others are shown dimmed)."""
+    at: int = Field(0, ge=0)
+    """The face the chooser's wheel shows now."""
+
+
+class VoteView(_Frozen):
+    """A vote given in the menu's vote stage (votes are open)."""
+
+    seat: int = Field(ge=0)
+    yes: bool
+
+
+class LastGameView(_Frozen):
+    """The table's previous game, as the menu recalls it."""
+
+    game: str
+    title: str
+    number: int | None = None
+    text: str = ""
+    """Its result in words."""
+
+
+class MenuView(_Frozen):
+    """The console's menu: the question, who drives it, the wheels as they turn, the votes.
+
+    Public by design: unlike a game's prompts, nothing in the menu is a secret."""
+
+    stage: MenuStage
+    text: str
+    """The question on the controllers ("Choose a game", "Play Stadium, 4 players?")."""
+    chooser: int | None = None
+    """The seat driving the menu (None while idle)."""
+    wheels: tuple[MenuWheelView | None, MenuWheelView | None, MenuWheelView | None] = (
+        None, None, None)
+    """Left, centre, right."""
+    choice: dict[str, Any] = Field(default_factory=dict)
+    """What is chosen so far: game, title, players, variant, bot, options (name -> on)."""
+    voters: tuple[int, ...] = ()
+    votes: tuple[VoteView, ...] = ()
+    note: str = ""
+    """The latest outcome ("Blue opened the menu", "Vote failed: 1 of 3 for")."""
+    games: int = Field(0, ge=0)
+    """Games played at this table so far."""
+    last: LastGameView | None = None
+
+
 class TableView(_Frozen):
     """Everything a display may show about one table at one moment."""
 
@@ -168,11 +229,23 @@ class TableView(_Frozen):
     notices: tuple[Notice, ...] = ()
     result: ResultView | None = None
     progress: Progress | None = None
+    menu: MenuView | None = None
+    """Stage menu only: the console's menu (choosing the next game)."""
+    number: int = Field(1, ge=0)
+    """The game's number at its table (1: the first game of its journal)."""
 
     @model_validator(mode="after")
     def _reveal_is_revealed(self) -> TableView:
         if self.reveal is not None and self.reveal.phase != "revealed":
             raise ValueError("`reveal` holds only a revealed prompt")
+        return self
+
+    @model_validator(mode="after")
+    def _menu_only_in_the_menu(self) -> TableView:
+        if self.menu is not None and self.stage != "menu":
+            raise ValueError(f"a menu belongs to stage menu, not {self.stage}")
+        if self.stage == "menu" and self.prompt is not None:
+            raise ValueError("stage menu has no game prompt open")
         return self
 
     def frame(self) -> dict[str, Any]:

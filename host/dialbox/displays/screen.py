@@ -7,6 +7,11 @@ LED strip is simulated, `{"type": "strip", "pixels": [...]}` frames to draw it.
 Each game draws its own board: the screen serves a registered game's `GameInfo.board_js` at
 `/games/<name>/board.js`, and the `.json` files beside it at `/games/<name>/<file>.json`
 (data the board fetches), and the page gets one `<script>` per registered game's board.
+
+With a journal (`journal=`, the daemon's own file, opened read-only per request) the screen
+also shows the table's past games: `/history` lists them (`/api/history` as JSON) and
+`/replay/<table>/<n>` steps through one, drawn by the same page and board renderers from the
+public state after each step (`/api/history/<table>/<n>`; `dialbox.history.replay`).
 """
 
 from __future__ import annotations
@@ -14,11 +19,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import html
+import importlib
+import os
 import re
 import socket
-from collections.abc import Callable, Coroutine
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Coroutine, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol, cast
 
 import uvicorn
 from starlette.applications import Starlette
@@ -36,13 +45,21 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.ledstrip import Frame, RecordingBackend
-from dialbox.engine.errors import UnknownGame
+from dialbox.displays.tablefeed import replay_view
+from dialbox.engine.errors import EngineError, UnknownGame
 from dialbox.engine.registry import game_info, game_names
+from dialbox.journal import Journal, JournalError
+from dialbox.table import TableState
 
 STATIC = Path(__file__).parent / "static"
 STRIP_FPS = 15
 BOARDS_MARK = "<!--dialbox:boards-->"
 """Where index.html gets the games' board <script> tags."""
+HISTORY_MARK = "<!--dialbox:history-->"
+"""Where index.html gets its link to the past games (a screen with a journal)."""
+HISTORY_LINK = ('<nav aria-label="Pages"><a id="history-link" class="badge" href="/history">'
+                "past games</a></nav>")
+
 DATA_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\.json")
 """A data file a board may fetch from beside its board.js: a plain name ending in .json."""
 NO_CACHE = {"Cache-Control": "no-cache"}
@@ -80,20 +97,244 @@ def board_tags() -> str:
     )
 
 
-def index_page() -> str:
-    """The page, with the board scripts of the games registered now."""
-    return (STATIC / "index.html").read_text(encoding="utf-8").replace(BOARDS_MARK, board_tags())
+def index_page(history: bool = False) -> str:
+    """The page, with the board scripts of the games registered now (and, with `history`,
+    a link to the past games)."""
+    page = (STATIC / "index.html").read_text(encoding="utf-8")
+    return page.replace(BOARDS_MARK, board_tags()).replace(
+        HISTORY_MARK, HISTORY_LINK if history else "")
+
+
+REPLAY_MARK = "<body>"
+"""Where the replay page (index.html in replay mode) says which game it replays."""
+
+
+def replay_page(table: str, number: int, title: str) -> str:
+    """The table screen in replay mode: the same page and boards, driven by replay.js from
+    `/api/history/<table>/<number>` instead of the live feed."""
+    page = index_page(history=True)
+    body = (f'<body data-mode="replay" data-table="{html.escape(table)}" '
+            f'data-number="{number}">')
+    page = page.replace(REPLAY_MARK, body, 1).replace(
+        "<title>dialbox table</title>",
+        f"<title>dialbox replay: {html.escape(title)}, game {number} of {html.escape(table)}"
+        "</title>", 1)
+    return page.replace("</body>", '  <script src="/static/replay.js"></script>\n</body>', 1)
+
+
+# ---------------------------------------------------------------- the table's past games
+
+class _Record(Protocol):
+    @property
+    def table(self) -> str: ...
+    @property
+    def number(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def finished(self) -> bool: ...
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class _Step(Protocol):
+    @property
+    def step(self) -> int: ...
+    @property
+    def pid(self) -> int: ...
+    @property
+    def hash(self) -> str: ...
+    @property
+    def checked(self) -> bool: ...
+    @property
+    def state(self) -> TableState: ...
+
+
+class _Replay(Protocol):
+    @property
+    def record(self) -> _Record: ...
+    @property
+    def start(self) -> TableState: ...
+    @property
+    def steps(self) -> Sequence[_Step]: ...
+    @property
+    def hash_ok(self) -> bool: ...
+    @property
+    def final_hash(self) -> str: ...
+
+
+class _HistoryModule(Protocol):
+    """What the screen uses of `dialbox.history`."""
+
+    HistoryError: type[Exception]
+
+    def games(self, journal: Journal, table: str | None = None) -> Sequence[_Record]: ...
+
+    def replay(self, journal: Journal, table: str, number: int) -> _Replay: ...
+
+
+def _history_module() -> _HistoryModule:
+    """`dialbox.history`, imported at run time (as the registry loads games): the history
+    re-runs a game through the runner's prompt cycle, whose modules import
+    `dialbox.sessions` for their types, and the displays' import graph stays free of
+    sessions (the `displays-no-sessions` contract). What the screen gets out of it is
+    public by construction: game records and `TableState`s."""
+    return cast(_HistoryModule, importlib.import_module("dialbox.history"))
+
+
+class HistoryNotFound(LookupError):
+    """No such table or game (404), or no journal at all."""
+
+
+class HistoryFailed(RuntimeError):
+    """The journal cannot be read, or a game in it does not replay (500)."""
+
+
+class History:
+    """The journal's games for the screen: read-only, one connection per request (each runs
+    in a worker thread: a replay must not hold up the live screen). Replays of finished
+    games are kept (the last `keep`), keyed by the journal file's identity."""
+
+    def __init__(self, path: str | Path, keep: int = 8) -> None:
+        self.path = Path(path)
+        self.keep = keep
+        self._cache: OrderedDict[tuple[int, int, str, int], dict[str, Any]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _said(self, e: Exception) -> str:
+        """An error's one line, naming the journal by its file name only (the screen is
+        open to the network: no server paths)."""
+        return str(e).replace(str(self.path), self.path.name).removeprefix(
+            f"{self.path.name}: ")
+
+    def _open(self) -> Journal:
+        try:
+            return Journal(self.path, readonly=True)
+        except JournalError as e:
+            raise HistoryFailed(f"journal {self.path.name}: {self._said(e)}") from None
+
+    def games(self, table: str | None = None) -> list[dict[str, Any]]:
+        """Every game of the journal (of one table), as `GameRecord.to_json()`."""
+        history = _history_module()
+        journal = self._open()
+        try:
+            return [r.to_json() for r in history.games(journal, table)]
+        except history.HistoryError as e:
+            raise HistoryNotFound(self._said(e)) from None
+        except (JournalError, EngineError) as e:
+            raise HistoryFailed(self._said(e)) from None
+        finally:
+            journal.close()
+
+    def record(self, table: str, number: int) -> dict[str, Any]:
+        """Game `number` of `table` (HistoryNotFound if the journal has none)."""
+        for r in self.games(table):
+            if r.get("number") == number:
+                return r
+        raise HistoryNotFound(f"table {table} has no game {number}")
+
+    def replay(self, table: str, number: int) -> dict[str, Any]:
+        """Game `number` of `table` replayed: its record, and the table screen's view at its
+        start and after every step (each a TableView as JSON, as the live screen gets it)."""
+        try:
+            st = os.stat(self.path)
+        except OSError as e:
+            raise HistoryFailed(f"{self.path}: {e.strerror or e}") from None
+        key = (st.st_dev, st.st_ino, table, number)
+        with self._lock:
+            if key in self._cache:
+                self._cache.move_to_end(key)
+                return self._cache[key]
+        history = _history_module()
+        journal = self._open()
+        try:
+            rp = history.replay(journal, table, number)
+        except history.HistoryError as e:
+            raise HistoryNotFound(self._said(e)) from None
+        except (JournalError, EngineError) as e:  # a step that does not replay: BrokenStep
+            raise HistoryFailed(f"table {table}, game {number}: {self._said(e)}") from None
+        finally:
+            journal.close()
+        out = {
+            "table": table, "number": number, "title": rp.record.title,
+            "game": rp.record.to_json(), "hash_ok": rp.hash_ok, "final_hash": rp.final_hash,
+            "start": replay_view(rp.start, 0).model_dump(mode="json"),
+            "steps": [{"step": s.step, "pid": s.pid, "hash": s.hash, "checked": s.checked,
+                       "view": replay_view(s.state, i + 1).model_dump(mode="json")}
+                      for i, s in enumerate(rp.steps)],
+        }
+        if rp.record.finished:
+            with self._lock:
+                self._cache[key] = out
+                while len(self._cache) > self.keep:
+                    self._cache.popitem(last=False)
+        return out
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) < 10 else None
 
 
 def strip_frame(frame: Frame) -> dict[str, Any]:
     return {"type": "strip", "pixels": [f"{r:02x}{g:02x}{b:02x}" for r, g, b in frame]}
 
 
-def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None) -> Starlette:
-    """The table screen's ASGI app for one table's feed (and its simulated strip, if any)."""
+def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None,
+               journal: str | Path | None = None) -> Starlette:
+    """The table screen's ASGI app for one table's feed (and its simulated strip, if any);
+    with `journal` (the daemon's journal file), its past games too (`/history`)."""
+    history = History(journal) if journal is not None else None
+
+    def error(status: int, text: str) -> Response:
+        return JSONResponse({"error": text}, status_code=status, headers=NO_CACHE)
+
+    async def history_list(request: Request) -> Response:
+        if history is None:
+            return error(404, "this table screen has no journal")
+        table = request.query_params.get("table")
+        try:
+            found = await asyncio.to_thread(history.games, table)
+        except HistoryNotFound as e:
+            return error(404, str(e))
+        except HistoryFailed as e:
+            return error(500, str(e))
+        return JSONResponse(found, headers=NO_CACHE)
+
+    async def history_game(request: Request) -> Response:
+        table, number = request.path_params["table"], _number(request.path_params["number"])
+        if history is None:
+            return error(404, "this table screen has no journal")
+        if number is None:
+            return error(404, f"no game {request.path_params['number']!r}: a game number")
+        try:
+            return JSONResponse(await asyncio.to_thread(history.replay, table, number),
+                                headers=NO_CACHE)
+        except HistoryNotFound as e:
+            return error(404, str(e))
+        except HistoryFailed as e:
+            return error(500, str(e))
+
+    async def history_page(request: Request) -> Response:
+        return FileResponse(STATIC / "history.html", media_type="text/html",
+                            headers=NO_CACHE)
+
+    async def replay(request: Request) -> Response:
+        table, number = request.path_params["table"], _number(request.path_params["number"])
+        back = '<p><a href="/history">All games</a></p>'
+        if history is None or number is None:
+            why = "This table screen has no journal." if history is None else "No such game."
+            return HTMLResponse(f"<!doctype html><title>not found</title><p>{why}</p>{back}",
+                                status_code=404)
+        try:
+            record = await asyncio.to_thread(history.record, table, number)
+        except (HistoryNotFound, HistoryFailed) as e:
+            status = 404 if isinstance(e, HistoryNotFound) else 500
+            return HTMLResponse(f"<!doctype html><title>not found</title>"
+                                f"<p>{html.escape(str(e))}</p>{back}", status_code=status)
+        return HTMLResponse(replay_page(table, number, str(record.get("title", ""))),
+                            headers=NO_CACHE)
 
     async def index(request: Request) -> Response:
-        return HTMLResponse(index_page(), headers=NO_CACHE)
+        return HTMLResponse(index_page(history is not None), headers=NO_CACHE)
 
     async def game_file(request: Request) -> Response:
         game, name = request.path_params["game"], request.path_params["file"]
@@ -151,6 +392,10 @@ def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None) -> Starl
         Route("/state.json", state),
         WebSocketRoute("/live", live),
         Route("/games/{game}/{file}", game_file),
+        Route("/history", history_page),
+        Route("/api/history", history_list),
+        Route("/api/history/{table}/{number}", history_game),
+        Route("/replay/{table}/{number}", replay),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
 
@@ -159,8 +404,9 @@ class TableScreen:
     """Serves the table screen with uvicorn on `host`:`port` (port 0: any free port)."""
 
     def __init__(self, feed: PublicFeed, strip: RecordingBackend | None = None,
-                 host: str = "127.0.0.1", port: int = 0) -> None:
-        self.app = screen_app(feed, strip)
+                 host: str = "127.0.0.1", port: int = 0,
+                 journal: str | Path | None = None) -> None:
+        self.app = screen_app(feed, strip, journal)
         self.host = host
         self.sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from types import TracebackType
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -53,10 +54,13 @@ class Displays:
         web: bool = True,
         terminal: bool = False,
         console: Console | None = None,
+        journal: str | Path | None = None,
     ) -> None:
+        """`journal`: the daemon's journal file, for the screen's past games (`/history`)."""
         self.feed = feed
         self.strip = StripOnFeed(feed, ledstrip or LedStripConfig())
-        self.screen = TableScreen(feed, self.strip.recording, host, port) if web else None
+        self.screen = (TableScreen(feed, self.strip.recording, host, port, journal=journal)
+                       if web else None)
         self.terminal = (
             TerminalView(feed, console, self.strip.recording) if terminal else None
         )
@@ -120,11 +124,13 @@ class TableDisplays:
         console: Console | None = None,
         on_moment: Callable[[TableView, str], Awaitable[None]] | None = None,
         web: bool = True,
+        journal: str | Path | None = None,
     ) -> None:
         self.feed = PublicFeed()
         self.pace = pace
         self.on_moment = on_moment
-        self.displays = Displays(self.feed, ledstrip, host, port, web, terminal, console)
+        self.displays = Displays(self.feed, ledstrip, host, port, web, terminal, console,
+                                 journal=journal)
         self.follower: TableFollower | None = None
         self._task: asyncio.Task[None] | None = None
 

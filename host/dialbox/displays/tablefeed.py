@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 from dialbox.displays.feed import PublicFeed
 from dialbox.displays.ledstrip import SeatStatus
@@ -24,6 +24,9 @@ from dialbox.displays.public import (
     ChoiceView,
     EventView,
     FaceView,
+    LastGameView,
+    MenuView,
+    MenuWheelView,
     Notice,
     Pairing,
     Progress,
@@ -33,12 +36,15 @@ from dialbox.displays.public import (
     SeatView,
     Stage,
     TableView,
+    VoteView,
     game_choices,
 )
 from dialbox.engine import game_names
 from dialbox.table import Feed, LinkInfo, PromptState, RevealState, SeatState, TableState
+from dialbox.table.state import MenuState, MenuWheel
 
-__all__ = ["LinkInfo", "RunnerLike", "TableFollower", "reveal_view", "table_view"]
+__all__ = ["LinkInfo", "RunnerLike", "TableFollower", "menu_view", "replay_view", "reveal_view",
+           "table_view"]
 
 PHASES: dict[str, PromptPhase] = {
     "open": "open", "alllocked": "alllocked", "complete": "revealed", "void": "void",
@@ -94,6 +100,38 @@ def reveal_view(r: RevealState) -> PromptView | None:
     )
 
 
+def _wheel_view(w: MenuWheel | None) -> MenuWheelView | None:
+    if w is None:
+        return None
+    return MenuWheelView(label=w.label, faces=w.faces, allowed=w.allowed, at=max(0, w.at))
+
+
+def _last_view(last: Mapping[str, Any] | None) -> LastGameView | None:
+    """The menu's previous game: game, title, number and its result's text (given as
+    `text`, or as `result`, a text or a result with a `text`)."""
+    if not last:
+        return None
+    result = last.get("result")
+    text = last.get("text") or (result.get("text") if isinstance(result, Mapping) else result)
+    number = last.get("number")
+    game = str(last.get("game") or "")
+    return LastGameView(game=game, title=str(last.get("title") or game),
+                        number=number if isinstance(number, int) else None,
+                        text=str(text or ""))
+
+
+def menu_view(m: MenuState) -> MenuView:
+    """The console's menu as the table sees it (all of it is public)."""
+    left, centre, right = m.wheels
+    return MenuView(
+        stage=m.stage, text=m.text, chooser=m.chooser,
+        wheels=(_wheel_view(left), _wheel_view(centre), _wheel_view(right)),
+        choice=dict(m.choice), voters=m.voters,
+        votes=tuple(VoteView(seat=s, yes=yes) for s, yes in m.votes),
+        note=m.note, games=max(0, m.games), last=_last_view(m.last),
+    )
+
+
 def table_view(
     state: TableState,
     links: Mapping[str, LinkInfo] | None = None,
@@ -105,9 +143,14 @@ def table_view(
     (the moment just after it, when one published state followed several reveals).
     """
     links = links or {}
-    p = state.prompt if reveal_of is None else None
+    in_menu = state.phase == "menu"
+    if in_menu:
+        reveal_of = None
+    p = state.prompt if reveal_of is None and not in_menu else None
     result = state.result
     over = state.over and result is not None
+    # After a game, and while the menu is idle, controllers may go to sleep: not "offline".
+    resting = over or (in_menu and (state.menu is None or state.menu.stage == "idle"))
     seats: list[SeatView] = []
     notices: list[Notice] = []
     for s in state.seats:
@@ -116,7 +159,7 @@ def table_view(
         # a live session that has been welcomed already counts.
         online = s.online or (info is not None and info.online)
         status = _status(s, p, online)
-        if over and status == "offline":
+        if resting and status == "offline":
             status = "waiting"  # the game is over: controllers may go to sleep
         seats.append(SeatView(
             seat=s.seat, name=s.name, colour=s.colour.lower(), occupant=s.kind, uid=s.uid,
@@ -125,12 +168,14 @@ def table_view(
             link=info.quality if info else None,
             heartbeat_age=info.heartbeat_age if info else None,
             rtt_ms=info.rtt_ms if info else None,
-            online=online, status=status, team=s.team, role=s.role,
+            online=online, status=status, team=s.team, role=s.role, player=s.player,
         ))
         if status == "offline":
             notices.append(Notice(
                 code="offline", seat=s.seat, level="error",
-                text=f"{s.name}'s controller ({s.uid}) is offline. Its lock, if any, is kept: "
+                text=f"{s.name}'s controller ({s.uid}) is offline: check its cable or WiFi; "
+                     "it rejoins the menu when it is back." if in_menu else
+                     f"{s.name}'s controller ({s.uid}) is offline. Its lock, if any, is kept: "
                      "check its cable or WiFi; it picks up where it left off.",
             ))
     prompt: PromptView | None = None
@@ -144,17 +189,17 @@ def table_view(
                                            "waiting"))
                        for seat in p.seats),
         )
-    reveals = [x for x in state.reveals if x.choices]
+    reveals = [x for x in state.reveals if x.choices and not in_menu]
     r = reveal_of or (reveals[-1] if reveals else None)
     reveal = None if r is None else reveal_view(r)
     events = tuple(EventView(n=i + 1, kind=e.kind, text=e.text, data=e.data)
                    for i, e in enumerate(state.events))
-    if any(e.kind == "prompt.void" for e in events[-2:]):
+    if not in_menu and any(e.kind == "prompt.void" for e in events[-2:]):
         why = next(e.text for e in reversed(events) if e.kind == "prompt.void")
         notices.append(Notice(code="void", level="warning",
                               text=f"A choice could not be verified, so the turn is asked "
                                    f"again. ({why})"))
-    stage: Stage = "over" if over else (
+    stage: Stage = "menu" if in_menu else "over" if over else (
         "playing" if p is not None or r is not None or events else "lobby")
     taken = sum(1 for s in seats if s.occupant != "empty")
     progress = (Progress(label="Players seated", done=taken, total=len(seats))
@@ -164,7 +209,7 @@ def table_view(
         stage=stage,
         progress=progress,
         games=game_choices(game_names()),
-        game=state.game,
+        game=(state.game or None) if in_menu else state.game,
         pairing=tuple(Pairing(uid=u, transport=links[u].transport if u in links else "link",
                               text=PAIRING_TEXT.format(uid=u)) for u in state.pairing),
         seats=tuple(seats),
@@ -175,7 +220,19 @@ def table_view(
         notices=tuple(notices),
         result=None if result is None else ResultView(
             text=result.text, scores=dict(result.scores), winners=result.winners),
+        menu=menu_view(state.menu) if in_menu and state.menu is not None else None,
+        number=max(0, state.number),
     )
+
+
+def replay_view(state: TableState, seq: int = 0) -> TableView:
+    """A journaled state as the table screen's replay draws it (`/replay/<table>/<n>`):
+    the same TableView as live, numbered `seq`, with every controller seat shown online
+    (a replay has no links; the journal does not say when a controller was away)."""
+    seats = tuple(s.model_copy(update={"online": True}) if s.kind == "controller" else s
+                  for s in state.seats)
+    return table_view(state.model_copy(update={"seats": seats})).model_copy(
+        update={"seq": seq})
 
 
 HOLD = {"lobby": 1.5, "alllocked": 1.2, "reveal": 2.5, "answer": 1.0, "other": 0.25}

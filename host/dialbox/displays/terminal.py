@@ -62,6 +62,29 @@ def seats_table(view: TableView) -> Table:
     return t
 
 
+def menu_text(view: TableView) -> Text:
+    """The console's menu in a few lines: the question, the chooser's wheels, the votes."""
+    m = view.menu
+    assert m is not None
+    names = {s.seat: s for s in view.seats}
+    out = Text(f"menu: {m.text}", style="bold")
+    if m.chooser is not None and m.chooser in names:
+        who = names[m.chooser]
+        out.append(f"  ({who.player or who.name} chooses)", style=f"#{who.colour}")
+    for w in m.wheels:
+        if w is not None:
+            out.append(f"\n  {w.label}: ")
+            out.append(w.faces[w.at] if 0 <= w.at < len(w.faces) else "?", style="bold")
+    if m.stage == "vote":
+        given = {v.seat: v.yes for v in m.votes}
+        out.append("\n  votes: " + ", ".join(
+            f"{names[s].name if s in names else s + 1} "
+            f"{'yes' if given.get(s) else 'no' if s in given else '...'}" for s in m.voters))
+    if m.note:
+        out.append(f"\n  {m.note}", style="dim")
+    return out
+
+
 def render(view: TableView, strip: Frame = ()) -> RenderableType:
     """One screenful for `view` (pure: tests render it to text)."""
     parts: list[RenderableType] = []
@@ -94,6 +117,8 @@ def render(view: TableView, strip: Frame = ()) -> RenderableType:
                         if seat else "")
             line.append(f"{c.text}   ", style="bold")
         parts.append(line)
+    if view.menu is not None:
+        parts.append(menu_text(view))
     for e in view.events[-5:]:
         parts.append(Text(f"· {e.text}", style="dim"))
     if view.result is not None:

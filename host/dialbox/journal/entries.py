@@ -8,19 +8,23 @@ names the journal format (`FORMAT`); docs/host.md, "The journal", says what each
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from dialbox.journal.journal import Entry, JournalError
 
-FORMAT = 3
+FORMAT = 4
 """The journal format this dialbox writes. 1: no `format` field in the table entry and no
 state hashes (read and replayed unchecked); 2: the table entry says `format: 2` and every
 `applied` step carries the game's state hash after it; 3: a bot's sealed choice is kept in
 memory only until all-locked (no `bot` entry: its commitment is journaled like a
 controller's, its reveal at all-locked), and a bot commitment whose secret a restart lost is
-`withdraw`n."""
+`withdraw`n; 4: a table plays many games (the console): its entries are *segments*, each
+opened by a `table` entry (a game: its seats name their players) or a `menu` entry (the
+table idle, choosing the next game), and a `name` entry gives a controller a player name.
+docs/host.md, "The journal", shows the layout."""
 
 Sel = tuple[int, int, int]
 
@@ -41,6 +45,11 @@ class TableEntry(Step):
     game: str
     options: dict[str, Any]
     first_pid: int
+    bot: str | None = None
+    """Format 4: the bot kind of this game's bot seats (None: the game's default bot)."""
+    how: str | None = None
+    """Format 4: how the game was chosen: "config" (the table's configured first game),
+    "menu" (chosen and voted on the controllers), "rematch" or "swap"."""
 
 
 class SeatEntry(Step):
@@ -50,6 +59,24 @@ class SeatEntry(Step):
     seat: int
     uid: str | None
     bot: bool
+    name: str | None = None
+    """Format 4: the player's name when the seat was taken (None: none given)."""
+
+
+class MenuEntry(Step):
+    """Format 4: the table is idle, its controllers choose the next game (a new segment)."""
+
+    kind: ClassVar[str] = "menu"
+    first_pid: int
+    """The menu's first prompt id (prompt ids never repeat at a table)."""
+
+
+class NameEntry(Step):
+    """Format 4: a controller took a player name (it follows the controller from then on)."""
+
+    kind: ClassVar[str] = "name"
+    uid: str
+    name: str
 
 
 class PidEntry(Step):
@@ -161,14 +188,33 @@ class OverEntry(Step):
     result: dict[str, Any] | None
 
 
-Parsed = (TableEntry | SeatEntry | PidEntry | PromptEntry | BotEntry | CommitEntry
-          | UncommitEntry | WithdrawEntry | AllLockedEntry | DefaultEntry | RevealEntry
-          | AppliedEntry | RevealedEntry | VoidEntry | OverEntry)
+Parsed = (TableEntry | MenuEntry | NameEntry | SeatEntry | PidEntry | PromptEntry | BotEntry
+          | CommitEntry | UncommitEntry | WithdrawEntry | AllLockedEntry | DefaultEntry
+          | RevealEntry | AppliedEntry | RevealedEntry | VoidEntry | OverEntry)
 
 KINDS: dict[str, type[Step]] = {m.kind: m for m in (
-    TableEntry, SeatEntry, PidEntry, PromptEntry, BotEntry, CommitEntry, UncommitEntry,
-    WithdrawEntry, AllLockedEntry, DefaultEntry, RevealEntry, AppliedEntry, RevealedEntry,
-    VoidEntry, OverEntry)}
+    TableEntry, MenuEntry, NameEntry, SeatEntry, PidEntry, PromptEntry, BotEntry, CommitEntry,
+    UncommitEntry, WithdrawEntry, AllLockedEntry, DefaultEntry, RevealEntry, AppliedEntry,
+    RevealedEntry, VoidEntry, OverEntry)}
+
+
+HEADS = ("table", "menu")
+"""The kinds that open a segment of a table's journal (format 4: a game, or the menu)."""
+
+T = TypeVar("T")
+
+
+def cut(items: Sequence[T], kind: Callable[[T], str]) -> list[list[T]]:
+    """A table's entries (stored or parsed: `kind` says each one's kind) cut into segments,
+    each opened by a `table` or `menu` entry; a journal of formats 1 to 3 is one segment.
+    Entries before the first head, which no dialbox writes, make a segment of their own,
+    refused by whoever replays it."""
+    out: list[list[T]] = []
+    for item in items:
+        if kind(item) in HEADS or not out:
+            out.append([])
+        out[-1].append(item)
+    return out
 
 
 def parse(entry: Entry) -> Parsed:

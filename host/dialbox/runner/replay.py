@@ -28,6 +28,8 @@ from dialbox.journal.entries import (
     BotEntry,
     CommitEntry,
     DefaultEntry,
+    MenuEntry,
+    NameEntry,
     OverEntry,
     Parsed,
     PidEntry,
@@ -40,6 +42,7 @@ from dialbox.journal.entries import (
     UncommitEntry,
     VoidEntry,
     WithdrawEntry,
+    cut,
     parse,
 )
 from dialbox.lockbox import Lockbox, Phase, Verdict
@@ -235,6 +238,9 @@ def _step(n: int, step: Parsed, fmt: int, table: str, seating: Seating, cycle: P
             pass  # format 1: follows from the entries around it
         case TableEntry():
             raise broken(f"the journal of table {table} starts its table twice")
+        case MenuEntry() | NameEntry():
+            raise broken(f"a {step.kind} entry inside a game: the console writes it only "
+                         "between games")
 
 
 def _apply(step: AppliedEntry, n: int, entry: int, fmt: int, table: str, cycle: PromptCycle,
@@ -265,12 +271,14 @@ def _apply(step: AppliedEntry, n: int, entry: int, fmt: int, table: str, cycle: 
     cycle.answered(step.pid, decision, answers, events)
 
 
-def audit(table: str, entries: Sequence[Entry]) -> Replayed:
-    """Replay one table's whole journal as the daemon would on start, writing nothing:
-    every commitment re-verified, every step to its state hash (BrokenStep, or EngineError
-    for an unusable head, at the first entry that fails)."""
-    if not entries:
-        raise EngineError(f"the journal holds no entry of table {table}")
+def segments(entries: Sequence[Entry]) -> list[list[Entry]]:
+    """A table's stored entries cut into its segments (`dialbox.journal.entries.cut`)."""
+    return cut(entries, lambda e: e.kind)
+
+
+def parsed(table: str, entries: Sequence[Entry]) -> list[Numbered]:
+    """Each entry's number and typed model; an unreadable entry is a BrokenStep at its place
+    (its step: the applied step it belongs to, counted from the first entry given)."""
     steps: list[Numbered] = []
     applied = 0
     for e in entries:
@@ -280,6 +288,33 @@ def audit(table: str, entries: Sequence[Entry]) -> Replayed:
             why = str(err).removeprefix(f"journal entry {e.n} of table {table}")
             raise BrokenStep(table, applied + 1, e.n, f"unreadable {why.lstrip(': ')}") from None
         applied += e.kind == "applied"
+    return steps
+
+
+@dataclass(slots=True)
+class Rebuilt:
+    """One game of a table rebuilt from its journal segment as the daemon would, before any
+    of its steps is replayed: the seating and prompt cycle of a fresh runner, journaling
+    nothing (each step is then replayed with `replay_one`)."""
+
+    table: str
+    head: TableEntry
+    n: int
+    """The table entry's number in the journal file."""
+    steps: list[Numbered]
+    """The game's entries after its table entry."""
+    seating: Seating
+    cycle: PromptCycle
+    public: PublicRecord
+    """What the table has been told (public events, reveals): `public.table_state` of it."""
+
+
+def rebuild(table: str, entries: Sequence[Entry]) -> Rebuilt:
+    """The runner's parts for one game's entries (its `table` entry first), nothing replayed
+    yet (BrokenStep at the first entry that is unreadable, or at an unusable head)."""
+    if not entries:
+        raise EngineError(f"the journal holds no entry of table {table}")
+    steps = parsed(table, entries)
     n0, first = steps.pop(0)
     if not isinstance(first, TableEntry):
         raise BrokenStep(table, 1, n0, "the table's first entry is not its table entry")
@@ -294,11 +329,93 @@ def audit(table: str, entries: Sequence[Entry]) -> Replayed:
     settings = TableSettings(table, head.game, game.options.players,
                              seed=game.options.seed, seats=count,
                              options=head.options)
-    seating_ = Seating(settings, Table(table, count), _no_writes, info.bot(), PromptIds(
-        head.first_pid))
-    cycle = PromptCycle(settings, game, seating_, seating_.ids, _no_writes, PublicRecord(),
+    seating_ = Seating(settings, Table(table, count), _no_writes, info.bot(),
+                       PromptIds(head.first_pid))  # (bots choose nothing here)
+    public = PublicRecord()
+    cycle = PromptCycle(settings, game, seating_, seating_.ids, _no_writes, public,
                         lambda: None)
-    return replay(steps, head.format, table, seating_, cycle)
+    return Rebuilt(table, head, n0, steps, seating_, cycle, public)
+
+
+def replay_one(game: Rebuilt, n: int, step: Parsed, done: Replayed) -> None:
+    """Replay entry `n` of a rebuilt game into its parts, as a resuming daemon does (the same
+    checks: BrokenStep at an entry that does not replay)."""
+    _step(n, step, game.head.format, game.table, game.seating, game.cycle, done)
+
+
+@dataclass(slots=True)
+class Audited(Replayed):
+    """What the audit of a table went through: the sums over its games."""
+
+    games: int = 1
+    """Game segments (a journal of formats 1 to 3 holds one)."""
+    menus: int = 0
+    """Menu segments (format 4: the table idle between games), checked for readable entries."""
+
+
+class BrokenGame(BrokenStep):
+    """A broken entry of a table that played several games or sat in its menu (format 4):
+    `game` is the game's number at its table (for a menu segment: the number of the games
+    played before it), `where` says the place in words: "game 2 step 3", "menu after game 1"."""
+
+    def __init__(self, e: BrokenStep, game: int, menu: bool = False) -> None:
+        where = (f"menu after game {game}" if menu and game else "menu" if menu
+                 else f"game {game} step {e.step}")
+        text = (f"journal {where} of table {e.table} does not replay: entry {e.n}: {e.detail}"
+                if menu else str(e).replace(f"of table {e.table}",
+                                            f"of table {e.table} (game {game})", 1))
+        super().__init__(e.table, e.step, e.n, e.detail, text)
+        self.game = game
+        self.menu = menu
+        self.where = where
+
+
+def audit_game(table: str, entries: Sequence[Entry]) -> Replayed:
+    """Replay one game's entries (its `table` entry first) as the daemon would on start,
+    writing nothing: every commitment re-verified, every step to its state hash (BrokenStep,
+    or EngineError for an unusable head, at the first entry that fails)."""
+    game = rebuild(table, entries)
+    done = Replayed()
+    for n, step in game.steps:
+        replay_one(game, n, step, done)
+    return done
+
+
+def audit(table: str, entries: Sequence[Entry]) -> Audited:
+    """Replay one table's whole journal as the daemon would on start, writing nothing: each
+    game segment as `audit_game` does, each menu segment read (every entry readable). A
+    table that played one game and never sat in its menu (every journal of formats 1 to 3)
+    raises the game's own BrokenStep; one with several segments a BrokenGame naming the game
+    (or the menu) with its number."""
+    if not entries:
+        raise EngineError(f"the journal holds no entry of table {table}")
+    parts = segments(entries)
+    if len(parts) == 1 and parts[0][0].kind != "menu":
+        one = audit_game(table, parts[0])
+        return Audited(one.prompts, one.verified, one.steps, one.hashed, games=1)
+    total = Audited(games=0)
+    for part in parts:
+        if part[0].kind == "menu":
+            try:
+                parsed(table, part)
+            except BrokenStep as e:
+                raise BrokenGame(e, total.games, menu=True) from None
+            total.menus += 1
+            continue
+        number = total.games + 1
+        try:
+            if part[0].kind != "table":
+                raise BrokenStep(table, 1, part[0].n,
+                                 "the table's first entry is not its table entry")
+            one = audit_game(table, part)
+        except BrokenStep as e:
+            raise BrokenGame(e, number) from None
+        total.games = number
+        total.prompts += one.prompts
+        total.verified += one.verified
+        total.steps += one.steps
+        total.hashed += one.hashed
+    return total
 
 
 def _no_writes(step: Step) -> None:

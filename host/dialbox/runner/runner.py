@@ -15,7 +15,8 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 
 from dialbox.engine.bots import BotFactory
 from dialbox.engine.events import Event
@@ -27,22 +28,48 @@ from dialbox.lockbox import Lockbox
 from dialbox.runner.pids import PromptIds
 from dialbox.runner.prompts import HISTORY_KEPT, PromptCycle
 from dialbox.runner.public import PublicRecord, Publisher, table_state
-from dialbox.runner.replay import check_head, replay
+from dialbox.runner.replay import Numbered, check_head, replay
 from dialbox.runner.seating import Seating
 from dialbox.runner.settings import TableSettings
 from dialbox.sessions import Session
 from dialbox.table import Feed, LinkInfo, Table, TableState
 from dialbox_protocol import codec
-from dialbox_protocol.models import Error, Hello, Message, Reveal, Snapshot, Status, Welcome
+from dialbox_protocol.models import Dial, Error, Hello, Message, Reveal, Snapshot, Status, Welcome
 
 CONTROLLER_STATES = ("idle", "editing", "locked", "unlocked")
 """Controller states a `status` frame may report to the table (never a choice)."""
 
 
+@dataclass(frozen=True, slots=True)
+class SeatPlan:
+    """Who takes a seat when a game starts: a controller (its uid and player name) or a bot."""
+
+    uid: str | None = None
+    bot: bool = False
+    name: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GameStart:
+    """A new game at a table that played before (the console): where its prompt ids start
+    (never an id the table used), how it was chosen, and its seats in order."""
+
+    first_pid: int
+    how: str
+    seats: tuple[SeatPlan, ...] = field(default_factory=tuple)
+
+
 class GameRunner:
     """One table at work: its seats, its game and open prompt, its journal, its public state."""
 
-    def __init__(self, settings: TableSettings, journal: Journal, host_name: str = "dialbox"):
+    def __init__(self, settings: TableSettings, journal: Journal, host_name: str = "dialbox",
+                 *, segment: Sequence[Numbered] | None = None, start: GameStart | None = None,
+                 publisher: Publisher | None = None) -> None:
+        """`segment`: resume the game whose journal segment this is (its `table` entry
+        first; the console splits a table's journal into its games); `start`: begin a new
+        game, journaled from `start.first_pid` with its seats taken at once; neither: the
+        table's whole journal is one game, resumed if it has entries (the first game of a
+        table). `publisher`: whom to tell of changes (the console's, which outlives games)."""
         self.settings = settings
         self.journal = journal
         self.host_name = host_name
@@ -55,24 +82,35 @@ class GameRunner:
         for place, role in zip(self.table.seats, settings.roles, strict=False):
             place.role = role or None
         record = functools.partial(journal.record, settings.name)
-        steps = [(e.n, parse(e)) for e in journal.entries(settings.name)]
+        if segment is None and start is None:
+            steps = [(e.n, parse(e)) for e in journal.entries(settings.name)]
+        else:
+            steps = list(segment or [])
         if steps:
             head = check_head(steps[0][1], settings.name, settings.game)
             game, ids, fmt = info.game(head.options), PromptIds(head.first_pid), head.format
         else:
-            game, ids, fmt = info.game(options), PromptIds.fresh(), FORMAT
+            ids = PromptIds(start.first_pid) if start is not None else PromptIds.fresh()
+            game, fmt = info.game(options), FORMAT
             record(TableEntry(format=FORMAT, game=settings.game,
-                              options=game.options.model_dump(), first_pid=ids.next))
+                              options=game.options.model_dump(), first_pid=ids.next,
+                              bot=settings.bot, how=start.how if start else "config"))
         game.log_kept = HISTORY_KEPT  # the journal keeps every answer
         self.bot_factory: BotFactory = info.bot(settings.bot)
         self.public = PublicRecord()
-        self.publisher = Publisher(self.state)
+        self.publisher = publisher or Publisher(self.state)
         self.seating = Seating(settings, self.table, record, self.bot_factory, ids)
         self.cycle = PromptCycle(settings, game, self.seating, ids, record, self.public,
                                  self.publisher.changed)
         if steps:
             replay(steps[1:], fmt, settings.name, self.seating, self.cycle)
             self.cycle.resume_bots()  # a bot's secret lived in memory only
+        elif start is not None:
+            for index, plan in enumerate(start.seats):
+                if plan.bot:
+                    self.seating.seat_bot(index)
+                elif plan.uid is not None:
+                    self.seating.claim(index, plan.uid, plan.name)
         for seat in settings.bots:  # (on resume: a daemon killed before it seated its bots)
             if not self.table.seats[seat].taken:
                 self.seating.seat_bot(seat)
@@ -179,6 +217,11 @@ class GameRunner:
     def on_message(self, session: Session, msg: Message) -> None:
         uid = session.uid
         assert uid is not None
+        if isinstance(msg, Dial):
+            # a live prompt's wheels as they move (docs/protocol.md, `dial`): only the
+            # console's menu asks live prompts, a game's never does. Ignored: not published,
+            # not answered (a late one from the menu before this game is harmless)
+            return
         if isinstance(msg, Status):
             at = self.table.seat_of(uid)
             if at is not None and msg.state in CONTROLLER_STATES:

@@ -44,6 +44,9 @@ class Seating:
         self.pairing: dict[str, int] = {}
         """uid -> the pairing prompt ("Press to take seat N") it was offered."""
         self.bots: dict[int, Bot] = {}
+        self.name_of: Callable[[str], str | None] = lambda uid: None
+        """The player name a controller took (the console sets it): a seat taken during
+        the game carries it."""
 
     # ------------------------------------------------------------------ seats
 
@@ -52,9 +55,10 @@ class Seating:
         self.bots[index] = self._new_bot(index)
         self.record(SeatEntry(seat=index, uid=None, bot=True))
 
-    def claim(self, index: int, uid: str) -> None:
-        self.table.claim(index, uid)
-        self.record(SeatEntry(seat=index, uid=uid, bot=False))
+    def claim(self, index: int, uid: str, name: str | None = None) -> None:
+        name = name or self.name_of(uid)
+        self.table.claim(index, uid).player = name
+        self.record(SeatEntry(seat=index, uid=uid, bot=False, name=name))
         log.info("%s: controller %s takes seat %d", self.settings.name, uid, index + 1)
 
     def restore(self, entry: SeatEntry) -> None:
@@ -63,7 +67,7 @@ class Seating:
             self.table.seat_bot(entry.seat)
             self.bots[entry.seat] = self._new_bot(entry.seat)
         elif entry.uid is not None:
-            self.table.claim(entry.seat, entry.uid)
+            self.table.claim(entry.seat, entry.uid).player = entry.name
 
     def bot(self, seat: int) -> Bot:
         """The bot of a bot seat (made on first use)."""

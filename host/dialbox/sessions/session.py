@@ -45,7 +45,7 @@ REPLY_RATE = 5.0
 REPLY_BURST = 10
 """Answers to bad input (error replies, identify to a frame without a session): 10 at once,
 then 5 a second per session, so a flood in does not become a flood out."""
-_UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal"}
+_UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal", "dial"}
 _DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
 
 

@@ -40,6 +40,8 @@ class SeatState(_Frozen):
     role: str | None = None
     state: str = "idle"
     """idle, editing, locked, unlocked...: how far the controller is, never its choice."""
+    player: str | None = None
+    """The name the seat's player took on the controller (the console), if any."""
 
 
 class PromptState(_Frozen):
@@ -99,6 +101,47 @@ class ResultState(_Frozen):
     details: dict[str, Any] = Field(default_factory=dict)
 
 
+MenuStage = Literal["idle", "game", "setup", "options", "vote", "name", "spell"]
+"""idle: every seated controller may open the menu (or rematch, swap roles, take a name);
+game: the chooser picks the game; setup: players, variant, bot strength; options: the
+game's on/off options; vote: the others confirm; name/spell: a player takes a name."""
+
+
+class MenuWheel(_Frozen):
+    """One wheel of the menu as the chooser sees it on the controller, followed live."""
+
+    label: str
+    """What the wheel picks ("Game", "Players", "Variant", "Bots", an option's name)."""
+    faces: tuple[str, ...]
+    allowed: tuple[int, ...]
+    at: int
+    """The face the chooser's wheel shows now (live while they turn it; the menu is
+    public, unlike a game's prompts, whose wheels never leave the controller)."""
+
+
+class MenuState(_Frozen):
+    """The console's menu: what is being chosen, by whom, and how far it is."""
+
+    stage: MenuStage
+    text: str
+    """The question on the controllers ("Choose a game", "Play Stadium, 4 players?")."""
+    chooser: int | None = None
+    """The seat driving the menu (None while idle: any seated controller may open it)."""
+    wheels: tuple[MenuWheel | None, MenuWheel | None, MenuWheel | None] = (None, None, None)
+    choice: dict[str, Any] = Field(default_factory=dict)
+    """What is chosen so far: game, title, players, variant, bot, options (names -> on)."""
+    voters: tuple[int, ...] = ()
+    """Seats asked to confirm (stage vote)."""
+    votes: tuple[tuple[int, bool], ...] = ()
+    """(seat, yes) of the votes given so far (votes are open)."""
+    note: str = ""
+    """The latest outcome ("Blue opened the menu", "Vote failed: 1 of 3 for")."""
+    games: int = 0
+    """Games played at this table so far (the journal's game segments)."""
+    last: dict[str, Any] | None = None
+    """The latest game: game, title, number, result text (rematch and swap repeat it)."""
+
+
 class TableState(_Frozen):
     """Everything the table may know about its game at one moment."""
 
@@ -116,6 +159,11 @@ class TableState(_Frozen):
     """The game's public view, `Game.view(None)`."""
     over: bool = False
     result: ResultState | None = None
+    phase: Literal["game", "menu"] = "game"
+    """menu: the table is idle and its controllers choose the next game (`menu`)."""
+    menu: MenuState | None = None
+    number: int = 1
+    """This game's number at its table (1 = the first game of the journal)."""
 
     revealed: RevealState | None = None
     """The latest reveal, the last of `reveals` (for readers that want only that one)."""

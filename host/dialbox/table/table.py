@@ -26,6 +26,8 @@ class Seat:
     online: bool = False
     state: str = "idle"
     """The controller's last reported state (idle, editing, locked...): never its choice."""
+    player: str | None = None
+    """The name its player took on the controller (the console), if any."""
 
     @property
     def taken(self) -> bool:
@@ -37,7 +39,7 @@ class Seat:
             seat=self.index, name=self.name, colour=self.colour,
             kind="bot" if self.bot else "controller" if self.uid else "empty",
             uid=self.uid, online=self.online or self.bot, team=self.team, role=self.role,
-            state=self.state,
+            state=self.state, player=self.player if self.uid else None,
         )
 
 
@@ -66,6 +68,8 @@ class Table:
         seat = self.seats[index]
         if seat.taken and seat.uid != uid:
             raise TableFull(f"seat {index + 1} is taken")
+        if seat.uid != uid:
+            seat.player = None
         seat.uid, seat.bot = uid, False
         return seat
 

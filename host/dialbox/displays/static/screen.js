@@ -28,10 +28,10 @@ function h(tag, attrs, ...kids) {
     if (v === null || v === undefined || v === false) continue;
     if (k === "class") el.className = v;
     else if (k === "style") el.style.cssText = v;
-    else if (k.startsWith("data-")) el.setAttribute(k, String(v));
+    else if (k.startsWith("data-") || k.startsWith("aria-") || k === "role") el.setAttribute(k, String(v));
     else el[k] = v;
   }
-  for (const kid of kids.flat()) {
+  for (const kid of kids.flat(Infinity)) {
     if (kid === null || kid === undefined || kid === false) continue;
     el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
   }
@@ -54,15 +54,23 @@ function seatOf(v, i) {
   return v.seats[i] || { seat: i, name: "Seat " + (i + 1), colour: "888888" };
 }
 function seatName(v, i) { return seatOf(v, i).name; }
+// The seat as people call it: the player's name with the colour ("Anna (Blue)"), or the colour.
+function seatLabel(v, i) {
+  const st = seatOf(v, i);
+  return st.player ? st.player + " (" + st.name + ")" : st.name;
+}
 
 // ---------------------------------------------------------------- header, notices, seats
 
 function renderHeader(v) {
   const game = v.games.find((g) => g.name === v.game);
-  $("game-title").textContent = game ? game.title : (v.game || "—");
-  const stage = { lobby: "lobby", playing: "playing", over: "game over" }[v.stage];
+  const next = v.menu ? gameTitle(v, v.menu.choice || {}) : "";
+  $("game-title").textContent = v.stage === "menu"
+    ? (next ? "Next: " + next : "Choosing the next game")
+    : (game ? game.title : (v.game || "—"));
+  const stage = { lobby: "lobby", playing: "playing", over: "game over", menu: "menu" }[v.stage];
   $("stage").textContent = stage;
-  $("stage").className = "badge" + (v.stage === "playing" ? " ok" : "");
+  $("stage").className = "badge" + (v.stage === "playing" ? " ok" : v.stage === "menu" ? " warn" : "");
 }
 
 function renderNotices(v) {
@@ -93,11 +101,14 @@ function renderSeats(v) {
     const status = seatStatus(v, st);
     return h("div", { class: "seat", "data-seat": st.seat, "data-status": status },
       h("span", { class: "swatch", style: "background:" + hex(st.colour) }),
-      h("span", { class: "who" }, st.name, teamOf(v, st.seat) ? h("span", { class: "badge" }, teamOf(v, st.seat)) : null),
+      h("span", { class: "who" }, st.player
+        ? [h("span", { class: "player", "data-player": st.player }, st.player), " ", h("span", { class: "colour-name" }, st.name)]
+        : st.name,
+      teamOf(v, st.seat) ? h("span", { class: "badge" }, teamOf(v, st.seat)) : null),
       h("span", { class: "status " + status }, status === "locked" ? "✔ locked" : STATUS_WORDS[status]),
       h("span", { class: "meta" }, seatMeta(st)));
   });
-  $("seats").replaceChildren(h("h2", {}, "Seats"), ...rows);
+  $("seats").replaceChildren(h("h2", { id: "seats-title" }, "Seats"), ...rows);
 }
 
 // ---------------------------------------------------------------- prompt, all locked, reveal
@@ -110,7 +121,8 @@ function renderPrompt(v) {
     el.removeAttribute("data-pid");
     el.replaceChildren(h("h2", {}, "Now"), h("div", { class: "phase" },
       v.stage === "lobby" ? "Waiting for the game to start." :
-      v.stage === "over" ? "The game is over." : "Resolving…"));
+      v.stage === "over" ? "The game is over." :
+      v.stage === "menu" ? "Choosing the next game on the controllers." : "Resolving…"));
     return;
   }
   el.dataset.phase = p.phase;
@@ -125,7 +137,7 @@ function renderPrompt(v) {
     h("div", { class: "chips" }, p.asks.map((a) =>
       h("span", { class: "chip " + a.status, "data-seat": a.seat, "data-status": a.status },
         h("span", { class: "dot", style: "background:" + hex(seatOf(v, a.seat).colour) }),
-        seatName(v, a.seat) + " · " + STATUS_WORDS[a.status]))));
+        seatLabel(v, a.seat) + " · " + STATUS_WORDS[a.status]))));
   $("alllocked").hidden = p.phase !== "alllocked";
 }
 
@@ -144,7 +156,7 @@ function renderReveal(v) {
   const bySeat = [...r.choices].sort((a, b) => a.seat - b.seat);
   const cards = h("div", { class: "cards" }, bySeat.map((c) =>
     h("div", { class: "choice", "data-seat": c.seat, style: "border-color:" + hex(seatOf(v, c.seat).colour) },
-      h("div", { class: "name" }, seatName(v, c.seat)),
+      h("div", { class: "name" }, seatLabel(v, c.seat)),
       h("div", { class: "faces" }, c.faces.map(faceEl)),
       h("div", { class: "ctext" }, c.text))));
   el.classList.remove("flip");
@@ -166,15 +178,19 @@ function renderEvents(v) {
 function teamOf(v, i) { return seatOf(v, i).team || ""; }
 
 function renderResult(v) {
+  // At the end of a game; and, when the table turns to its menu at once, until someone
+  // opens the menu (the last game's result stays in the state while the menu is idle).
   const el = $("result");
-  if (v.stage !== "over" || !v.result) { el.hidden = true; return; }
+  const idle = v.stage === "menu" && v.menu && v.menu.stage === "idle";
+  if (!(v.stage === "over" || idle) || !v.result) { el.hidden = true; return; }
   el.hidden = false;
   const r = v.result;
   const order = Object.keys(r.scores).map(Number).sort((a, b) => r.scores[b] - r.scores[a]);
   el.replaceChildren(h("h1", {}, "Final scores"), h("div", { class: "text" }, r.text),
+    idle ? h("div", { class: "hint" }, "Any controller opens the menu for the next game.") : "",
     h("table", {}, order.map((i) => h("tr", { class: r.winners.includes(i) ? "winner" : "" },
-      h("td", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatName(v, i)),
-      h("td", { class: "team" }, teamOf(v, i)),
+      h("td", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatLabel(v, i)),
+      h("td", { class: "rteam" }, teamOf(v, i)),  // (not "team": Stadium's board styles that)
       h("td", {}, r.winners.includes(i) ? "★ winner" : ""),
       h("td", {}, String(r.scores[i]))))));
 }
@@ -186,7 +202,7 @@ function renderLobby(v) {
   el.hidden = v.stage !== "lobby";
   if (el.hidden) return;
   const rows = v.seats.map((st) => h("tr", { "data-seat": st.seat },
-    h("td", {}, h("span", { class: "dot", style: "background:" + hex(st.colour) }), " ", st.name),
+    h("td", {}, h("span", { class: "dot", style: "background:" + hex(st.colour) }), " ", seatLabel(v, st.seat)),
     h("td", {}, st.occupant === "controller" ? st.uid : st.occupant),
     h("td", {}, st.transport || "—"),
     h("td", {}, st.link === null ? "—" : Math.round(st.link * 100) + "%"),
@@ -205,6 +221,129 @@ function renderLobby(v) {
       h("div", { class: "panel games" }, h("h2", {}, "Game"),
         h("ul", {}, v.games.map((g) => h("li", { class: g.name === v.game ? "chosen" : "", "data-game": g.name },
           g.title, " ", h("span", { class: "badge" }, g.players + " players"))))))));
+}
+
+// ---------------------------------------------------------------- the console's menu
+
+const MENU_STAGES = {
+  idle: "waiting for a controller", game: "choosing a game", setup: "setting up",
+  options: "options", vote: "vote", name: "taking a name", spell: "spelling a name",
+};
+const WHEELS = ["left", "centre", "right"];
+const CHOICE_KEYS = [["title", "Game"], ["players", "Players"], ["variant", "Variant"], ["bot", "Bots"]];
+let menuSaid = "";        // what the menu's live region last announced
+
+function gameTitle(v, choice) {
+  // The chosen game's title: the menu's own, else the registry's, else its name.
+  if (choice.title) return choice.title;
+  const game = v.games.find((g) => g.name === choice.game);
+  return game ? game.title : (choice.game || "");
+}
+
+function menuWheel(w, i) {
+  // One wheel as a vertical list of its faces: the one the chooser's wheel shows now
+  // highlighted (aria-current), the faces it may not stop on dimmed.
+  const where = WHEELS[i];
+  if (!w) return h("div", { class: "mwheel empty", "data-wheel": where, "aria-hidden": "true" });
+  const allowed = new Set(w.allowed.length ? w.allowed : w.faces.map((_, k) => k));
+  const list = h("ol", { class: "mfaces", "aria-label": where + " wheel, " + w.label },
+    w.faces.map((f, k) => h("li", {
+      class: "mface" + (k === w.at ? " at" : "") + (allowed.has(k) ? "" : " off"),
+      "data-face": k, "aria-current": k === w.at ? "true" : null,
+    }, f, allowed.has(k) ? null : h("span", { class: "sr-only" }, " (not available)"))));
+  return h("div", { class: "mwheel", "data-wheel": where, "data-at": w.at, role: "group",
+    "aria-label": where + " wheel: " + w.label + ", showing " + (w.faces[w.at] ?? "nothing") },
+    h("div", { class: "mlabel" }, w.label), list);
+}
+
+function yesNo(val) {
+  if (val === true) return "on";
+  if (val === false) return "off";
+  return plain(val);
+}
+
+function menuChoice(v, m) {
+  const c = m.choice || {};
+  const rows = [];
+  for (const [k, label] of CHOICE_KEYS) {
+    const val = k === "title" ? gameTitle(v, c) : c[k];
+    if (val !== undefined && val !== null && val !== "") rows.push([k, label, plain(val)]);
+  }
+  const opts = c.options && typeof c.options === "object" ? Object.entries(c.options) : [];
+  for (const [k, val] of Object.entries(c)) {
+    if (["game", "title", "players", "variant", "bot", "options"].includes(k)) continue;
+    if (val !== undefined && val !== null && val !== "") rows.push([k, k, plain(val)]);
+  }
+  if (!rows.length && !opts.length) return null;
+  return h("div", { class: "mchoice", role: "group", "aria-label": "Chosen so far" },
+    h("h3", {}, "Chosen so far"),
+    h("dl", {}, rows.map(([k, label, val]) => [h("dt", {}, label), h("dd", { "data-choice": k }, val)]),
+      opts.length ? [h("dt", {}, "Options"), h("dd", { "data-choice": "options" },
+        h("ul", { class: "mopts" }, opts.map(([name, on]) =>
+          h("li", { class: on ? "on" : "off", "data-option": name }, name + ": " + yesNo(on)))))] : null));
+}
+
+function menuVotes(v, m) {
+  if (m.stage !== "vote" && !m.votes.length) return null;
+  const given = new Map(m.votes.map((x) => [x.seat, x.yes]));
+  const seats = [...new Set([...m.voters, ...m.votes.map((x) => x.seat)])];
+  const yes = m.votes.filter((x) => x.yes).length;
+  const waiting = seats.filter((i) => !given.has(i)).length;
+  return h("div", { class: "mvotes", role: "group", "aria-label": "Votes" },
+    h("h3", {}, "Votes"),
+    h("div", { class: "mtally", "aria-live": "polite" },
+      yes + " for, " + (m.votes.length - yes) + " against" + (waiting ? ", " + waiting + " still to vote" : "")),
+    h("ul", { class: "chips" }, seats.map((i) => {
+      const vote = given.has(i) ? (given.get(i) ? "yes" : "no") : "pending";
+      return h("li", { class: "chip vote " + vote, "data-vote-seat": i, "data-vote": vote },
+        h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour), "aria-hidden": "true" }),
+        seatLabel(v, i) + " · " + { yes: "✔ yes", no: "✘ no", pending: "still to vote" }[vote]);
+    })));
+}
+
+function menuLast(m) {
+  const parts = [];
+  if (m.last) {
+    parts.push(h("div", { class: "mlast", "data-last-game": m.last.game },
+      h("span", { class: "k" }, "Last game" + (m.last.number ? " (#" + m.last.number + ")" : "") + ": "),
+      h("span", { class: "title" }, m.last.title || m.last.game),
+      m.last.text ? [" — ", h("span", { class: "text" }, m.last.text)] : null));
+  }
+  parts.push(h("div", { class: "mgames" }, m.games === 1 ? "1 game played at this table"
+    : m.games + " games played at this table"));
+  return parts;
+}
+
+function renderMenu(v) {
+  const el = $("menu");
+  const m = v.stage === "menu" ? v.menu : null;
+  el.hidden = !m;
+  if (!m) { menuSaid = ""; return; }
+  el.dataset.stage = m.stage;
+  const chooser = m.chooser === null || m.chooser === undefined ? null : seatOf(v, m.chooser);
+  const wheels = m.wheels.some(Boolean) ? h("div", { class: "mwheels" }, m.wheels.map(menuWheel)) : null;
+  el.replaceChildren(...[
+    h("h2", { id: "menu-title" }, "Menu ", h("span", { class: "badge", "data-menu-stage": m.stage }, MENU_STAGES[m.stage] || m.stage)),
+    h("div", { class: "mtext", id: "menu-question" }, m.text),
+    chooser ? h("div", { class: "mchooser", "data-chooser": m.chooser, style: "border-color:" + hex(chooser.colour) },
+      h("span", { class: "swatch", style: "background:" + hex(chooser.colour), "aria-hidden": "true" }),
+      seatLabel(v, m.chooser) + (m.stage === "vote" ? " asks the table" : " is choosing"))
+      : h("div", { class: "mchooser none" }, "Any seated controller can open the menu."),
+    wheels,
+    h("div", { class: "mside" }, menuChoice(v, m), menuVotes(v, m)),
+    m.note ? h("div", { class: "mnote", role: "status" }, m.note) : null,
+    h("div", { class: "mfoot" }, menuLast(m))].filter(Boolean));
+  // Keep each wheel's current face in sight in a long list (a name spelled letter by letter).
+  for (const list of el.querySelectorAll(".mfaces")) {
+    const at = list.querySelector(".mface.at");
+    if (at && list.scrollHeight > list.clientHeight) {
+      list.scrollTop = at.offsetTop - (list.clientHeight - at.offsetHeight) / 2;
+    }
+  }
+  // One short sentence for a screen reader when the question or a wheel's face changes.
+  const faces = m.wheels.filter(Boolean).map((w) => w.label + ": " + (w.faces[w.at] ?? ""));
+  const say = [m.text, ...faces].join(". ");
+  if (say !== menuSaid) { menuSaid = say; $("menu-say").textContent = say; }
 }
 
 // ---------------------------------------------------------------- boards
@@ -230,7 +369,7 @@ function redraw() {
   if (current) renderBoard(current);
 }
 
-window.Dialbox = Object.freeze({ h, s, hex, stat, seatOf, seatName, teamOf, style, redraw });
+window.Dialbox = Object.freeze({ h, s, hex, stat, seatOf, seatName, seatLabel, teamOf, style, redraw });
 
 function loadBoard(game) {
   // A board script the page has no <script> tag for: ask the server once, redraw when loaded.
@@ -265,7 +404,7 @@ function genericBoard(v, b) {
 
 function renderBoard(v) {
   const el = $("board");
-  if (!v.board || v.stage === "lobby") { el.replaceChildren(); return; }
+  if (!v.board || v.stage === "lobby" || v.stage === "menu") { el.replaceChildren(); return; }
   const draw = v.game ? window.DialboxBoards[v.game] : undefined;
   if (!draw && v.game) loadBoard(v.game);
   let board;
@@ -298,6 +437,7 @@ function render(v) {
   renderHeader(v);
   renderNotices(v);
   renderLobby(v);
+  renderMenu(v);
   renderBoard(v);
   renderSeats(v);
   renderPrompt(v);
@@ -316,6 +456,11 @@ function render(v) {
     revealPid: $("reveal").hidden ? null : Number($("reveal").dataset.pid),
     choices: [...document.querySelectorAll("#reveal .choice")].map((e) => [Number(e.dataset.seat), e.querySelector(".ctext").textContent]),
     notices: [...document.querySelectorAll("#notices .notice")].map((e) => e.textContent),
+    menu: $("menu").hidden ? null : {
+      stage: $("menu").dataset.stage,
+      at: [...document.querySelectorAll("#menu .mwheel")].map((e) => (e.dataset.at === undefined ? null : Number(e.dataset.at))),
+      votes: [...document.querySelectorAll("#menu [data-vote-seat]")].map((e) => [Number(e.dataset.voteSeat), e.dataset.vote]),
+    },
   });
 }
 
@@ -335,6 +480,12 @@ function connect() {
   };
 }
 
+// The replay page (/replay/<table>/<n>) draws journaled states with the same renderers and
+// does not follow the live table.
+window.DialboxScreen = Object.freeze({ render });
+
 // Connect once the page has run every script, the boards' included.
-if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect);
-else connect();
+if (document.body.dataset.mode !== "replay") {
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", connect);
+  else connect();
+}
