@@ -59,7 +59,8 @@ class Seating:
         name = name or self.name_of(uid)
         self.table.claim(index, uid).player = name
         self.record(SeatEntry(seat=index, uid=uid, bot=False, name=name))
-        log.info("%s: controller %s takes seat %d", self.settings.name, uid, index + 1)
+        log.info("%s: controller %s%s takes seat %d", self.settings.name, uid,
+                 f" ({name})" if name else "", index + 1)
 
     def restore(self, entry: SeatEntry) -> None:
         """A journaled seat (replay)."""
