@@ -12,7 +12,7 @@ game, then players, variant and bot strength, then the game's on/off options; th
 players vote (open votes; a majority of the seated players, the chooser counting as yes,
 starts the game). Rematch (same game, options and seats, new seed) and Swap (the same, every
 seat moved one place on) start at once. Name: the player picks a recent name of this table,
-or spells one, three letters a press.
+or spells one, a letter a press.
 """
 
 from __future__ import annotations

@@ -238,7 +238,7 @@ class History:
         try:
             st = os.stat(self.path)
         except OSError as e:
-            raise HistoryFailed(f"{self.path}: {e.strerror or e}") from None
+            raise HistoryFailed(f"{Path(self.path).name}: {e.strerror or e}") from None
         key = (st.st_dev, st.st_ino, table, number)
         with self._lock:
             if key in self._cache:
