@@ -30,6 +30,7 @@ from dialbox.engine.bots import LegalAnswers, SeatView
 from dialbox.engine.registry import game_info, game_names
 from dialbox.journal import Journal
 from dialbox.journal.entries import MenuEntry, NameEntry, TableEntry, parse
+from dialbox.runner.replay import audit
 from dialbox.runner.runner import SeatPlan
 from dialbox.runner.settings import TableSettings
 from dialbox_protocol import codec
@@ -364,6 +365,8 @@ def test_choose_play_rematch_and_name_from_the_controllers(tmp_path: Path) -> No
         journal = Journal(tmp_path / "journal.sqlite", readonly=True)
         try:
             steps = [(e.n, parse(e)) for e in journal.entries(TABLE)]
+            done = audit(TABLE, journal.entries(TABLE))  # every game to its state hashes
+            assert done.games == 2 and done.steps >= 2
         finally:
             journal.close()
         heads = [s[0][1] for s in segments(steps)]
