@@ -21,8 +21,8 @@ def test_bots_play_a_whole_game_and_save_it(
                  "--save", str(save)])
     out = capsys.readouterr().out
     assert code == 0
-    assert "Round 1: seat 1 plays Pixoid." in out
-    assert "Round 4: seat 4 plays Pixoid." in out
+    assert "Round 1: Red plays Pixoid." in out
+    assert "Round 4: Yellow plays Pixoid." in out
     saved = json.loads(save.read_text())
     game = get_game("pixoid").from_json(saved)
     assert game.over and game.result is not None
@@ -48,7 +48,7 @@ def test_a_human_is_told_why_a_choice_is_illegal_and_may_quit(
     assert out.splitlines()[-1] == ("goodbye: you left the game after 3 decision(s) "
                                     "(--save FILE keeps a game)") and err == ""
     assert "'Z' is not a face of the right wheel" in out
-    assert "Pixoid (seat 1) starts on Starting Pix A" in out
+    assert "Pixoid (Red) starts on Starting Pix A" in out
     assert "distance 0 is not allowed: Pixoid and Bugs always move" in out
     assert "Pixoid and the Bugs move only up, down, left or right" in out
     # Starting Pix A of the sample board (b2) has walls above it and to its right.
@@ -226,7 +226,7 @@ def test_a_human_plays_pip_cycle_to_the_end_typing_labels_with_spaces(
     out = " ".join("".join([*typist.out, capsys.readouterr().out]).split())
     assert "is not a face" not in out and "type one face" not in out
     assert "Seat 1: Place your rider" in out and " PIP Cycle with " in out  # the result
-    assert "Seat 3" in out and "Seat 4" not in out
+    assert "Green" in out and "Yellow" not in out  # the third seat, no fourth
     assert len(typist.typed) > 10
     assert any(" " in t for t in typist.typed)  # a label with a space was typed and read
 

@@ -98,8 +98,11 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                 shown = await page.get_attribute("#reveal", "data-pid")
                 assert shown is None or int(shown) != p.pid
                 seated = next(s for s in view.seats if s.occupant == "controller")
-                meta = await page.inner_text(f'#seats .seat[data-seat="{seated.seat}"]')
-                assert seated.uid in meta and "serial" in meta and "fw " in meta
+                # link telemetry lives in the devices drawer, not on the seat card
+                meta = await page.text_content(f'#devices [data-device-seat="{seated.seat}"]')
+                assert meta and seated.uid in meta and "serial" in meta and "fw " in meta
+                card = await page.inner_text(f'#seats .seat[data-seat="{seated.seat}"]')
+                assert seated.uid not in card and "fw " not in card
                 await page.wait_for_timeout(500)  # the overlay's pop-in, for the picture
                 await page.screenshot(path=shots / f"{game}-2-alllocked.png")
                 looked["alllocked"] = p.pid
@@ -166,10 +169,13 @@ def test_a_whole_daemon_game_on_the_table_screen(game: str, tmp_path: Path) -> N
             voided.add(pid)
             assert any(n["code"] == "void" for st in tables[i:] for n in st["notices"])
 
-    # The page shows exactly what the daemon revealed, for every prompt.
-    daemon_reveals = {r["pid"]: sorted([s, label] for s, label in r["choices"])
+    # The page shows exactly what the daemon revealed, for every prompt: the faces dialled
+    # and what each choice means in the game's words (Game.meaning).
+    daemon_reveals = {r["pid"]: sorted([s, label, r["meanings"].get(str(s), label)]
+                                       for s, label in r["choices"])
                       for st in run["daemon"] for r in st["reveals"] if r["choices"]}
-    page_reveals = {st["reveal"]["pid"]: sorted([c["seat"], c["text"]]
+    page_reveals = {st["reveal"]["pid"]: sorted([c["seat"], " ".join(f["label"] for f in
+                                                                      c["faces"]), c["text"]]
                                                 for c in st["reveal"]["choices"])
                     for st in tables if st["reveal"] is not None}
     assert page_reveals == daemon_reveals

@@ -21,7 +21,7 @@ from dialbox.displays.screen import TableScreen
 from dialbox.engine.bots import play_out
 from dialbox.engine.registry import game_info, game_names, register, unregister
 from dialbox.table import PLAYER_COLOURS
-from tests.displays.helpers import GAMES, artifacts, chromium_page
+from tests.displays.helpers import GAMES, Recorded, artifacts, chromium_page
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -123,4 +123,161 @@ def test_each_game_draws_its_own_board(tmp_path: Path) -> None:
     if "stadium" in GAMES:
         track = seen["stadium-track"]
         assert track and all(name in trial_names().values() for name in track)
-        assert seen["teams"] == ["blue", "red", "blue", "red"]  # from SeatView.team
+        # from SeatView.team, named by the view's team_names (Stadium: Starz, Sunz)
+        assert seen["teams"] == ["Starz", "Sunz", "Starz", "Sunz"]
+
+
+# ---------------------------------------------------------------- Stadium's Teams and Trials
+
+STADIUM_FACTS = """() => {
+  const root = document.querySelector('[data-board=stadium]').closest('.panel');
+  const q = (sel) => [...root.querySelectorAll(sel)];
+  const cube = root.querySelector('[data-cube-at]'), pitch = root.querySelector('[data-rugby]');
+  return {
+    teams: q('.team').map(e => ({ key: e.dataset.team, name: e.dataset.teamName,
+      shape: e.dataset.shape, pattern: e.querySelector('[data-pattern]').dataset.pattern,
+      emblem: e.querySelector('svg[data-shape]').dataset.shape, text: e.innerText })),
+    bars: q('.fuel[data-seat]').map(e => {
+      const fill = e.querySelector('.bar [data-pattern]');
+      return { seat: Number(e.dataset.seat), team: e.dataset.team, pattern: fill.dataset.pattern,
+        colour: getComputedStyle(fill).backgroundColor, inline: fill.style.background };
+    }),
+    rugby: pitch ? Number(pitch.dataset.rugby) : null,
+    cubeAt: cube ? Number(cube.closest('[data-space]').dataset.space) : null,
+    bar: q('[data-bar]').map(e => Number(e.dataset.bar)),
+    vaulters: q('[data-vaulter]').map(e => Number(e.dataset.vaulter)),
+    wagers: q('[data-wager]').map(e => [Number(e.dataset.seat), Number(e.dataset.wager)]),
+    rolls: q('[data-roll]').map(e => [e.dataset.die, e.dataset.roll]),
+    text: root.innerText,
+  };
+}"""
+
+SCOPES = {"stadium": (".st-panel",), "outspeed": (".os-panel",),
+          "pixoid": (".pixoid-", 'svg[data-board="pixoid"]')}
+"""Each board's own CSS reaches only its own panel: every rule starts with its scope."""
+BOARD_CSS = """() => Object.fromEntries([...document.querySelectorAll('style[data-board-style]')]
+  .map(e => [e.dataset.boardStyle, [...e.sheet.cssRules].map(r => r.selectorText || r.cssText)]))"""
+RESULT_PILLS = """() => [...document.querySelectorAll('#result *')].filter(e =>
+  e.matches('.team, .badge:empty, .rteam:empty')
+  || (!e.textContent.trim() && !e.matches('.dot')
+      && parseFloat(getComputedStyle(e).borderLeftWidth) >= 4))
+  .map(e => e.outerHTML)"""
+
+
+def key_of(view: TableView) -> str:
+    """The key of the Trial in play."""
+    return str(((view.board or {}).get("trial") or {}).get("key"))
+
+
+def this_trial(view: TableView) -> list[Any]:
+    """The events since the Trial in play was revealed."""
+    at = [k for k, e in enumerate(view.events) if e.kind == "stadium.reveal"]
+    return list(view.events[at[-1] + 1:] if at else view.events)
+
+
+def stadium_moments() -> dict[str, TableView]:
+    """Moments of a rehearsal Stadium game (seed 2 has Pole Vault and Rugby): the Rugby cube
+    pushed off the centre, the Pole Vault bar with a jump made, Golf with wagers and dice."""
+    states = [s for s in Recorded("stadium", seed=2).play().states if s.board]
+    found: dict[str, TableView] = {}
+    for s in states:
+        t = (s.board or {}).get("trial") or {}
+        if t.get("key") == "rugby" and t.get("cube"):
+            found["rugby"] = s
+        jumped = any(x is not None for x in (s.board or {}).get("score", []))
+        if t.get("key") == "pole_vault" and "rung" in t and jumped:
+            found.setdefault("vault", s)
+        kinds = {e.kind for e in this_trial(s)}
+        if t.get("key") == "golf" and {"stadium.wagers", "dice.rolled"} <= kinds:
+            found.setdefault("golf", s)
+    assert set(found) == {"rugby", "vault", "golf"}, f"the recording lacks {set(found)}"
+    return found
+
+
+async def show_stadium(profile: Path, moments: dict[str, TableView],
+                       over: TableView) -> dict[str, Any]:
+    feed = PublicFeed()
+    screen = TableScreen(feed)
+    server = asyncio.create_task(screen.serve())
+    seen: dict[str, Any] = {}
+    try:
+        while not screen.server.started:
+            await asyncio.sleep(0.01)
+        async with chromium_page(profile) as (page, _frames, errors):
+            await page.goto(screen.url)
+            await page.wait_for_selector("#link.ok")
+            for key, view in moments.items():
+                sent = feed.publish(view)
+                await page.wait_for_function(
+                    "seq => window.dialbox.log.some(e => e.seq === seq)", arg=sent.seq)
+                await page.wait_for_selector(f'#board [data-trial-state="{key_of(view)}"]')
+                seen[key] = await page.evaluate(STADIUM_FACTS)
+                await page.screenshot(path=artifacts() / f"board-stadium-{key}.png")
+            seen["css"] = await page.evaluate(BOARD_CSS)
+            # A Pixoid game's final scores, on a page that has Stadium's board loaded too.
+            feed.publish(over)
+            await page.wait_for_selector("#result:not([hidden])")
+            seen["pills"] = await page.evaluate(RESULT_PILLS)
+            seen["errors"] = list(errors)
+    finally:
+        screen.stop()
+        await asyncio.wait_for(server, 10)
+    return seen
+
+
+def test_stadium_draws_its_teams_by_name_and_pattern_and_the_trial_in_play(tmp_path: Path) -> None:
+    moments = stadium_moments()
+    over = Recorded("pixoid", seed=1).play().states[-1]
+    assert over.stage == "over" and over.result is not None
+    seen = asyncio.run(show_stadium(tmp_path / "chromium-profile", moments, over))
+    assert seen["errors"] == []
+
+    colours = {name.lower() for name, _hex in PLAYER_COLOURS}
+    seat_rgb = {"rgb({}, {}, {})".format(*bytes.fromhex(c)) for _n, c in PLAYER_COLOURS}
+    for key, view in moments.items():
+        b, got = view.board or {}, seen[key]
+        keys = list(b["medals"])
+        # Two Teams, each with its own name, emblem and pattern: no colour names them.
+        assert [t["key"] for t in got["teams"]] == keys
+        names = [t["name"] for t in got["teams"]]
+        given = b.get("team_names") or b.get("teams")
+        if isinstance(given, dict):  # by team key
+            assert names == [given[k] for k in keys]
+        elif given:
+            assert names == [g if isinstance(g, str) else g["name"] for g in given]
+        assert len(set(names)) == 2 and all(names) and not {n.lower() for n in names} & colours
+        assert all(t["name"] in t["text"] for t in got["teams"])
+        assert len({t["shape"] for t in got["teams"]}) == 2
+        assert len({t["pattern"] for t in got["teams"]}) == 2
+        assert all(t["emblem"] == t["shape"] for t in got["teams"])
+        # Each Athlete's Energy bar in its Team's pattern, not in a colour of a seat.
+        pattern = {t["key"]: t["pattern"] for t in got["teams"]}
+        for bar in got["bars"]:
+            seat = view.seats[bar["seat"]]
+            assert bar["team"] == (seat.team if seat.team in keys else keys[bar["seat"] % 2])
+            assert bar["pattern"] == pattern[bar["team"]]
+            assert bar["colour"] not in seat_rgb and not bar["inline"].startswith("rgb")
+        # This Trial's wagers and dice, from the latest events.
+        wagers = [e for e in this_trial(view) if e.kind == "stadium.wagers"]
+        if wagers:
+            w = wagers[-1].data["wagers"]
+            assert sorted(got["wagers"]) == sorted([int(s), v] for s, v in w.items())
+
+    # The Rugby cube where the Trial has pushed it, off the centre.
+    t = moments["rugby"].board["trial"]
+    assert seen["rugby"]["rugby"] == t["cube"] != 0 and seen["rugby"]["cubeAt"] == t["cube"]
+    # The Pole Vault bar at its rung, the Athletes still in.
+    t = moments["vault"].board["trial"]
+    assert seen["vault"]["bar"] == [t["rung"]]
+    assert seen["vault"]["vaulters"] == list(t["vaulters"])
+    # Golf: the dice rolled in this Trial.
+    rolled = [[e.data["die"], e.data["label"]] for e in this_trial(moments["golf"])
+              if e.kind == "dice.rolled"]
+    assert seen["golf"]["rolls"] and seen["golf"]["rolls"] == rolled[-len(seen["golf"]["rolls"]):]
+
+    # No board's CSS reaches outside its panel: the final scores of a Pixoid game show no
+    # Stadium-style Team pill (an empty cell once took Stadium's `.team` card style).
+    for game, scopes in SCOPES.items():
+        rules = seen["css"][game]
+        assert rules and all(r.startswith(scopes) for r in rules), (game, rules)
+    assert seen["pills"] == []

@@ -75,9 +75,10 @@ async def play_in_browser(game: str, profile: Path) -> dict[str, Any]:
                 await page.wait_for_selector(f'#reveal[data-pid="{p.pid}"]')
                 shown_choices = await page.eval_on_selector_all("#reveal .choice",
                                                                 CHOICES_SHOWN)
-                expected = [[a.seat, choice_of(a, answers[p.pid][a.seat]).text]
-                            for a in asks[p.pid]]
-                assert sorted(shown_choices) == sorted(expected)
+                # every seat's choice, in the game's words (its meaning, never empty)
+                assert sorted(s for s, _t in shown_choices) == sorted(a.seat for a in asks[p.pid])
+                assert all(t and t != "-" for _s, t in shown_choices), shown_choices
+                assert all(choice_of(a, answers[p.pid][a.seat]).faces for a in asks[p.pid])
                 assert not await page.is_visible("#alllocked")
                 await page.wait_for_timeout(800)  # let the cards finish turning over
                 await page.screenshot(path=shots / f"rehearsal-{game}-3-reveal.png")
@@ -125,9 +126,12 @@ def test_a_rehearsal_game_on_the_table_screen(tmp_path: Path) -> None:
             alllocked_at.setdefault(p["pid"], i)
         if p is not None and p["phase"] == "revealed":
             revealed_at.setdefault(p["pid"], i)
-            expected = sorted([a.seat, choice_of(a, run["answers"][p["pid"]][a.seat]).text]
-                              for a in run["asks"][p["pid"]])
-            assert sorted([c["seat"], c["text"]] for c in p["choices"]) == expected
+            # each seat's faces as dialled, and what they mean (never empty)
+            expected = sorted([a.seat, [f.label for f in choice_of(
+                a, run["answers"][p["pid"]][a.seat]).faces]] for a in run["asks"][p["pid"]])
+            assert sorted([c["seat"], [f["label"] for f in c["faces"]]]
+                          for c in p["choices"]) == expected
+            assert all(c["text"] and c["text"] != "-" for c in p["choices"])
     for pid, i in alllocked_at.items():
         assert revealed_at[pid] > i  # the reveal reached the page only after all-locked
 

@@ -94,6 +94,10 @@ def test_a_private_reveal_shows_no_choice() -> None:
     assert v.reveal is None
     with pytest.raises(ValidationError, match="private"):
         RevealState(pid=8, kind="private", choices=((1, "Nitro"),))
+    for leak in ({"meanings": {1: "plays the Nitro"}}, {"named": {1: ((0, 4, 1),)}},
+                 {"faces": {1: [{"wheel": "centre", "label": "Nitro"}]}}):
+        with pytest.raises(ValidationError, match="private"):
+            RevealState.model_validate({"pid": 8, "kind": "private", **leak})
 
 
 def test_the_state_refuses_a_choice_of_the_open_prompt() -> None:
@@ -225,3 +229,80 @@ def test_the_follower_goes_from_a_game_to_the_menu_and_back() -> None:
     assert [v.menu.wheels[0].at for v in seen[1:3]  # type: ignore[union-attr]
             if v.menu is not None] == [0, 1]
     assert seen[-1].menu is None and seen[-1].number == 2 and seen[-1].prompt is not None
+
+
+def named_seats() -> tuple[SeatState, ...]:
+    """Red took the name Ann; Blue none; Green (a bot) is Gil."""
+    ann = seat(0).model_copy(update={"player": "Ann"})
+    gil = seat(2, kind="bot").model_copy(update={"player": "Gil"})
+    return (ann, seat(1), gil)
+
+
+def test_a_reveal_shows_faces_in_their_colours_and_what_each_choice_means() -> None:
+    r = RevealState.model_validate({
+        "pid": 9, "kind": "sealed", "choices": ((0, "A 5"), (1, "C"), (2, "7")),
+        "faces": {0: [{"wheel": "centre", "label": "5", "colour": "fb8c00"},
+                      {"wheel": "right", "label": "A", "colour": "e53935"}],
+                  1: [{"wheel": "right", "label": "C", "colour": "43a047"}]},
+        "meanings": {0: "Attack Blue", 1: "Rest"}, "named": {0: ((7, 11, 1),)},
+        "summary": "", "text": {0: "A+colour Attack", 1: "A+colour Attack", 2: "Wager"}})
+    v = table_view(state(prompt=None, reveals=(r,), seats=named_seats()), LINKS)
+    assert v.reveal is not None
+    red, blue, green = v.reveal.choices
+    assert red.text == "Attack Blue"  # Blue took no name
+    assert [(f.wheel, f.label, f.colour) for f in red.faces] == [("centre", "5", "fb8c00"),
+                                                                  ("right", "A", "e53935")]
+    assert blue.text == "Rest" and blue.faces[0].colour == "43a047"
+    assert green.text == "7" and [f.label for f in green.faces] == ["7"]  # labels only
+    # the question each seat was asked, not "each seat answers its own question"
+    assert v.reveal.text == "Ann (Red), Blue — A+colour Attack · Gil (Green) — Wager"
+    assert [a.text for a in v.reveal.asks] == ["A+colour Attack", "A+colour Attack", "Wager"]
+    r2 = r.model_copy(update={"named": {0: ((7, 12, 2),)}, "meanings": {0: "Attack Green"}})
+    v2 = table_view(state(prompt=None, reveals=(r2,), seats=named_seats()), LINKS)
+    assert v2.reveal is not None and v2.reveal.choices[0].text == "Attack Gil (Green)"
+
+
+def test_a_prompt_shows_each_seats_own_question() -> None:
+    p = PromptState.model_validate({"pid": 7, "kind": "sealed", "phase": "open",
+                                    "seats": (0, 1, 2), "text": {0: "Pixoid: arrow and distance",
+                                                                 1: "Bug: arrow and distance",
+                                                                 2: "Bug: arrow and distance"}})
+    v = table_view(state(prompt=p, seats=named_seats()), LINKS)
+    assert v.prompt is not None
+    assert v.prompt.text == ("Ann (Red) — Pixoid: arrow and distance · Blue, Gil (Green) — "
+                             "Bug: arrow and distance")
+    assert [a.text for a in v.prompt.asks] == ["Pixoid: arrow and distance",
+                                               "Bug: arrow and distance",
+                                               "Bug: arrow and distance"]
+    assert "own question" not in v.model_dump_json()
+    same = table_view(state(), LINKS)
+    assert same.prompt is not None and same.prompt.text == "Move"
+
+
+def test_events_and_the_result_call_seats_by_their_players_names() -> None:
+    events = (
+        EventState(kind="stadium.medal", text="Red wins a gold Medal for the Red Sunz.",
+                   data={"seat": 0, "named": [[0, 3, 0]]}),
+        EventState(kind="x.many", text="Blue pays Green; Red watches.",
+                   data={"named": [[0, 4, 1], [10, 15, 2], [17, 20, 0]]}),
+        EventState(kind="x.old", text="Red and Green, with no spans."),
+        EventState(kind="x.stale", text="Green wins.", data={"named": [[0, 5, 0]]}),
+    )
+    result = ResultState(text="The Starz (Red and Green) win, 9 points to 4.",
+                         scores={0: 9, 1: 4, 2: 9}, winners=(0, 2),
+                         details={"named": [[11, 14, 0], [19, 24, 2]]})
+    v = table_view(state(prompt=None, events=events, seats=named_seats(), over=True,
+                         result=result), LINKS)
+    texts = [e.text for e in v.events]
+    assert texts == ["Ann (Red) wins a gold Medal for the Red Sunz.",
+                     "Blue pays Gil (Green); Ann (Red) watches.",
+                     "Red and Green, with no spans.", "Green wins."]
+    many = v.events[1]
+    assert [many.text[a:b] for a, b, _ in many.data["named"]] == ["Blue", "Gil (Green)",
+                                                                   "Ann (Red)"]
+    assert v.result is not None
+    assert v.result.text == "The Starz (Ann (Red) and Gil (Green)) win, 9 points to 4."
+    # without players' names, every text is the game's own
+    plain = table_view(state(prompt=None, events=events, over=True, result=result), LINKS)
+    assert [e.text for e in plain.events] == [e.text for e in events]
+    assert plain.result is not None and plain.result.text == result.text

@@ -116,7 +116,7 @@ def test_dialbox_play_starts_from_a_position_file(tmp_path: Path,
                  "--save", str(save)]) == 0
     saved = json.loads(save.read_text())
     assert saved["position"]["cubes"] == PIXOID["cubes"] and saved["log"]
-    assert "Round 2: seat 2 plays Pixoid." in capsys.readouterr().out
+    assert "Round 2: Blue plays Pixoid." in capsys.readouterr().out
     path.write_text(json.dumps({**PIXOID, "reserve": 0}))
     assert main(["play", "pixoid", "--humans", "0", "--bots", "4", "--position",
                  str(path)]) == 2

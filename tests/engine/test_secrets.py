@@ -9,7 +9,9 @@ the game is forked (replayed from its log) and one seat is given two different a
   else; A and B with the same `public_part`, what the table learns at once) and then play on
   with the same answers; until a rule discloses the decision (`Game.disclose`), the public
   view, every other player's view, the events they may see (texts included) and the texts
-  of every prompt must stay equal.
+  of every prompt must stay equal; what the table is told of the decision (the runner's
+  telling: what the rules announce, never a face or what the answer means) and the other
+  seats' controllers must be equal at once.
 - dealt: where a game deals hidden components (a hand, tokens held face down), one player's
   hidden component is swapped for another the table cannot tell apart (`Game.swap_hidden`);
   until that player answers again, nobody else's view, events or prompts may change, and the
@@ -26,6 +28,7 @@ import pytest
 
 from dialbox.engine import Ask, Decision, Game, Selection, game_info, game_names
 from dialbox.engine.bots import RandomBot, answer_with_bots
+from dialbox.runner.telling import tell
 
 SEEDS = range(8)
 CHECKS_PER_GAME = 10
@@ -112,8 +115,20 @@ def check_private(game: Game, d: Decision, rng: random.Random, where: str) -> in
         others = answer_with_bots(game, {p: RandomBot(rng.randrange(1 << 30))
                                          for p in range(game.options.players)})
         a, b = fork(game), fork(game)
-        a.apply({**others, ask.seat: pair[0]})
-        b.apply({**others, ask.seat: pair[1]})
+        answers_a, answers_b = {**others, ask.seat: pair[0]}, {**others, ask.seat: pair[1]}
+        told_a = tell(1, d, answers_a, a.apply(answers_a), a.public_part,
+                      meanings=a.meanings_of(d))
+        told_b = tell(1, d, answers_b, b.apply(answers_b), b.public_part,
+                      meanings=b.meanings_of(d))
+        # what the table is told at once: what the rules announce, no face, no meaning (and,
+        # unless the rules disclosed the answer as they resolved it, nothing else differs)
+        here = f"{where} seat {ask.seat + 1} private, told"
+        assert not (told_a.public.choices or told_a.public.faces or told_a.public.meanings), here
+        if d.id in a.undisclosed and d.id in b.undisclosed:
+            assert told_a.public == told_b.public, here
+            for q in d.asks:
+                if q.answerer != ask.answerer:
+                    assert told_a.frames[q.seat] == told_b.frames[q.seat], here
         follow(a, b, ask.answerer, rng, f"{where} seat {ask.seat + 1} private",
                lambda x, y, d=d: d.id in x.undisclosed and d.id in y.undisclosed)
         checked += 1

@@ -15,13 +15,15 @@ import pytest
 
 from dialbox.engine import Ask, Flow, Game, Result, Wheel, wheels
 from dialbox.engine.errors import EngineError
+from dialbox.engine.naming import who
 from dialbox.engine.registry import GameInfo, register, unregister
-from dialbox.engine.wheels import CENTRE, LETTER_FACES, Face, Selection
+from dialbox.engine.wheels import CENTRE, DIGIT_FACES, LETTER_FACES, Face, Selection
 from dialbox.journal import Journal, JournalError
 from dialbox.journal.entries import FORMAT
 from dialbox.runner import GameRunner, TableSettings
 from dialbox.sessions import Session
 from dialbox.table import TableState
+from dialbox.table.state import FaceState
 from dialbox_protocol import codec
 from dialbox_protocol.models import Hello, Message, Prompt, Reveal, Revealed, Snapshot
 from tests.host.games import DUEL, Duel
@@ -49,6 +51,11 @@ class Tokens(Game):
 
     def public_part(self, ask: Ask, selection: Selection) -> str | None:
         return "keeps a token face down"
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        if ask.topic == "tokens.keep":  # private: the engine knows it, the table never does
+            return f"keeps the {TOKENS[selection[CENTRE]].label}"
+        return f"{who(ask.seat)} guesses {LETTER_FACES[selection[2]].label}"
 
     def flow(self) -> Flow:
         keep = Wheel.of(TOKENS)
@@ -164,6 +171,15 @@ def test_a_private_answer_reaches_only_its_own_seat(tokens: str) -> None:
     assert runner.game.over and runner.finished.is_set()
     assert runner.state().revealed is not None
     assert runner.state().revealed.choices == ((2, "B"),)  # type: ignore[union-attr]
+    # in the game's words, with the face as Green's controller showed it
+    told = runner.state().revealed
+    assert told is not None and told.meanings == {2: "Green guesses B"}
+    assert told.named == {2: ((0, 5, 2),)}
+    assert told.faces == {2: (FaceState(wheel="right", label="B",
+                                        colour=LETTER_FACES[1].colour.lower()),)}
+    private = next(r for r in runner.state().reveals if r.kind == "private")
+    assert private.meanings == {} and private.faces == {} and private.named == {}
+    assert "keeps the" not in runner.state().model_dump_json()
 
     # resumed from the journal: the same public state, the same frames told
     again = GameRunner(TableSettings("t1", tokens, 3, bots=[1], pairing="auto"), journal)
@@ -265,3 +281,28 @@ def test_a_long_game_keeps_a_bounded_history_in_memory_and_all_of_it_in_the_jour
     again = GameRunner(settings, journal)  # the journal still replays the whole game
     assert again.game.state_hash() == runner.game.state_hash()
     assert again.game.decided == runner.game.decided
+
+
+def test_every_reveal_tells_what_the_choices_mean_with_their_faces() -> None:
+    """A whole game of Pixoid between bots: every reveal carries each seat's faces (their
+    labels and colours, as the controllers show them) and what each choice means."""
+    runner = GameRunner(TableSettings("t1", "pixoid", 4, seed=5, bots=[0, 1, 2, 3]),
+                        Journal(":memory:"))
+    assert runner.game.over
+    reveals = runner.state().reveals
+    assert any(r.kind == "sealed" for r in reveals)
+    digits = {f.label: f.colour.lower() for f in DIGIT_FACES}
+    for r in reveals:
+        assert set(r.faces) == set(r.meanings) == {s for s, _ in r.choices}
+        if r.kind == "open":  # a Starting Pix, on the right wheel
+            ((seat, label),) = r.choices
+            assert [f.wheel for f in r.faces[seat]] == ["right"]
+            assert r.meanings[seat].startswith(f"Starting Pix {label} (")
+            continue
+        for seat, label in r.choices:
+            arrow, distance = r.faces[seat]
+            assert (arrow.wheel, distance.wheel) == ("left", "centre")
+            assert f"{arrow.label} {distance.label}" == label
+            assert distance.colour == digits[distance.label]
+            assert r.meanings[seat][0] in "\u2191\u2192\u2193\u2190"
+            assert r.meanings[seat].endswith(f" {distance.label}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -135,7 +136,8 @@ def test_the_reader_recovers_at_the_next_frame(garbage: bytes, frame: bytes) -> 
 
 _json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**40), 2**40)
-    | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF), max_size=12)
+    | st.text(alphabet=st.characters(min_codepoint=0, max_codepoint=0x10FFFF,
+                                     exclude_categories=("Cs",)), max_size=12)
     | st.text(alphabet=st.characters(min_codepoint=32, max_codepoint=127), max_size=12),
     lambda inner: st.lists(inner, max_size=5) | st.tuples(inner, inner),
     max_leaves=20,
@@ -148,3 +150,13 @@ def test_the_hosts_fast_json_text_is_the_codecs_byte_for_byte(v: Any) -> None:
     from dialbox_protocol.frames import json_text
 
     assert json_text(v) == codec.dumps(v)
+
+
+def test_a_lone_surrogate_is_refused_by_both_json_paths() -> None:
+    """A str with a lone surrogate has no UTF-8 bytes: no frame can carry it, and neither
+    encoder makes one (a str decoded from a frame never holds one)."""
+    from dialbox_protocol.frames import json_text
+
+    for encode in (json_text, codec.dumps):
+        with pytest.raises(UnicodeEncodeError):
+            encode(["\ud800"])

@@ -66,7 +66,9 @@ def add_display_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--screen-port", type=int, default=0, help="port (default: any free port)")
     g.add_argument("--pace", type=float, default=None,
                    help="hold each lock/reveal on screen (1.0: table pace, 0: as fast as the "
-                        "game runs; default 1.0 in a terminal, 0 otherwise)")
+                        "game runs; default 1.0 in a terminal, 0 otherwise). Paced, the "
+                        "screen shows the whole game after the simulated one has ended: the "
+                        "demo says so and how long is left (Ctrl-C stops)")
     g.add_argument("--linger", type=float, default=None,
                    help="seconds to keep showing the final scores (default 15 in a terminal)")
     g.add_argument("--no-browser", action="store_true", help="only print the screen's URL")
@@ -90,11 +92,71 @@ async def with_displays(args: argparse.Namespace, play: Any) -> Any:
         ):
             webbrowser.open(shown.url or "")
         result = await play(shown.attach)
-        await shown.caught_up()
+        await replay_told(shown)
         if linger > 0:
             print(f"showing the final scores for {linger:.0f} s (Ctrl-C to stop)", flush=True)
             await asyncio.sleep(linger)
         return result
+
+
+REPLAY_NEWS = 30.0
+"""Seconds between the lines that say how much of the game the screen has still to show."""
+
+
+def replay_left(shown: Any) -> float | None:
+    """Seconds the table screen still needs to show what the game has already played, at its
+    pace (None if unknown): each queued moment's hold (dialbox.displays.tablefeed.HOLD)."""
+    from dialbox.displays.tablefeed import HOLD
+
+    follower = shown.follower
+    queue = getattr(follower, "_queue", None)
+    if follower is None or queue is None:
+        return None
+    latest = shown.feed.latest.reveal
+    last = latest.pid if latest is not None else None
+    seconds = 0.0
+    for view in list(queue):
+        kind = "other"
+        if view.prompt is not None and view.prompt.phase == "alllocked":
+            kind = "alllocked"
+        elif view.reveal is not None and view.reveal.pid != last:
+            last = view.reveal.pid
+            kind = "reveal" if view.reveal.sealed else "answer"
+        seconds += HOLD[kind] * follower.pace
+    return seconds
+
+
+def duration(seconds: float) -> str:
+    """"3 min 20 s", "45 s"."""
+    s = max(1, round(seconds))
+    return f"{s // 60} min {s % 60:02d} s" if s >= 60 else f"{s} s"
+
+
+async def replay_told(shown: Any) -> None:
+    """Wait until the table screen has shown the whole game, saying what is going on: the
+    simulated game is over, the screen replays it at its pace, how long that takes, and how
+    to stop it (re-raises what stopped the screen's follower)."""
+    done = asyncio.ensure_future(shown.caught_up())
+    try:
+        await asyncio.wait({done}, timeout=0.2)
+        if not done.done():
+            pace = getattr(shown.follower, "pace", 1.0)
+            left = replay_left(shown)
+            about = f", about {duration(left)} left" if left else ""
+            print(f"the game is over; the table screen is still replaying it at "
+                  f"{'table pace' if pace == 1 else f'pace {pace:g}'}{about}. Ctrl-C stops "
+                  "(--pace 0: no replay).", flush=True)
+        while not done.done():
+            await asyncio.wait({done}, timeout=REPLAY_NEWS)
+            if not done.done():
+                left = replay_left(shown)
+                print(f"replaying{f': about {duration(left)} left' if left else ''} "
+                      "(Ctrl-C stops)", flush=True)
+    finally:
+        if not done.done():
+            done.cancel()
+        await asyncio.gather(done, return_exceptions=True)
+    done.result()
 
 
 def default_players(counts: tuple[int, ...]) -> int:
@@ -170,6 +232,9 @@ def run(args: argparse.Namespace) -> int:
             summary = asyncio.run(with_displays(args, play))
     except (EngineError, RuntimeError, TimeoutError) as e:
         raise Failure(str(e), FAILED) from None
+    except KeyboardInterrupt:  # everything is stopped by now: say so once (status 130)
+        print("dialbox demo: stopped (Ctrl-C)", file=sys.stderr, flush=True)
+        raise
     out = summary.to_json()
     if args.json:
         print(json.dumps(out, separators=(",", ":")))

@@ -55,12 +55,13 @@ class SeatView(_Frozen):
 
 
 class FaceView(_Frozen):
-    """One wheel's face in a revealed choice."""
+    """One wheel's face in a revealed choice, as the controller showed it."""
 
     wheel: Literal["left", "centre", "right"] | None = None
     """None when the publisher knows only the labels."""
     label: str
     colour: str = "ffffff"
+    """The face's colour on the controller's wheel (rrggbb), e.g. a digit's own colour."""
 
 
 class ChoiceView(_Frozen):
@@ -69,7 +70,9 @@ class ChoiceView(_Frozen):
     seat: int
     faces: tuple[FaceView, ...]
     text: str
-    """The choice in words, e.g. "right 3" or "B"."""
+    """What the choice means in the game's words (`Game.meaning`): "→ right 3", "yellow
+    route: pay 2 Fuel -> move 3", "Attack Ann (Blue)"; the labels when the game says no
+    more. Seats in it are named as people call them (the player's name with the colour)."""
 
 
 class AskView(_Frozen):
@@ -77,6 +80,7 @@ class AskView(_Frozen):
 
     seat: int
     text: str
+    """The question this seat was asked (seats of one prompt may be asked different ones)."""
     status: SeatStatus
 
 
@@ -87,6 +91,8 @@ class PromptView(_Frozen):
     sealed: bool
     topic: str
     text: str
+    """The question: the one every asked seat got, or each seat's own, named ("Red —
+    Pixoid: arrow and distance · Blue, Green — Bug: arrow and distance")."""
     asks: tuple[AskView, ...]
     phase: PromptPhase = "open"
     choices: tuple[ChoiceView, ...] = ()
@@ -109,7 +115,9 @@ class EventView(_Frozen):
     n: int
     kind: str
     text: str
+    """Seats named by colour, or by the player's name with it ("Ann (Blue)")."""
     data: dict[str, Any] = Field(default_factory=dict)
+    """The game's details; `named`: [start, end, seat] where `text` names each seat."""
 
 
 class Notice(_Frozen):
@@ -221,7 +229,8 @@ class TableView(_Frozen):
     seats: tuple[SeatView, ...] = ()
     prompt: PromptView | None = None
     reveal: PromptView | None = None
-    """The last revealed prompt (kept on screen while the next one opens)."""
+    """The last revealed prompt (the page clears it once the next prompt opens and someone
+    dials or locks: docs/displays.md, "One layout, from a phone to a TV")."""
     board: dict[str, Any] | None = None
     """The game's public view, `Game.view(None)`."""
     events: tuple[EventView, ...] = ()

@@ -33,6 +33,7 @@ from dialbox.displays.public import (
     TableView,
     game_choices,
 )
+from dialbox.displays.tablefeed import prompt_text as tablefeed_prompt_text
 from dialbox.engine import Ask, Decision, Event, Game, Selection, game_names
 from dialbox.engine.bots import Bot
 from dialbox.engine.registry import game_info
@@ -41,21 +42,28 @@ from dialbox.table import PLAYER_COLOURS
 WHEEL_NAMES: tuple[Literal["left", "centre", "right"], ...] = ("left", "centre", "right")
 EVENTS_KEPT = 40
 
-def choice_of(ask: Ask, sel: Selection) -> ChoiceView:
-    """A revealed selection in the faces and words the table reads."""
+def choice_of(ask: Ask, sel: Selection, game: Game | None = None) -> ChoiceView:
+    """A revealed selection in the faces and words the table reads: the faces in the colours
+    the controller shows, and what the answer means in the game's words (`Game.meaning`,
+    asked before the answer is applied, as the engine does)."""
     faces: list[FaceView] = []
     for pos, wheel in enumerate(ask.wheels):
         if wheel is None or not 0 <= sel[pos] < len(wheel.faces):
             continue
         face = wheel.faces[sel[pos]]
         faces.append(FaceView(wheel=WHEEL_NAMES[pos], label=face.label, colour=face.colour.lower()))
-    return ChoiceView(seat=ask.seat, faces=tuple(faces),
-                      text=" ".join(f.label for f in faces) or "-")
+    text = " ".join(f.label for f in faces) or "-"
+    if game is not None:
+        try:
+            text = game.meaning(ask, sel) or text
+        except Exception:  # a display never stops a game: the labels, then
+            pass
+    return ChoiceView(seat=ask.seat, faces=tuple(faces), text=text)
 
 
 def prompt_text(d: Decision) -> str:
-    texts = {a.text for a in d.asks}
-    return d.asks[0].text if len(texts) == 1 else "Each seat answers its own question"
+    """The one question, or each seat's own (as the daemon's table shows it)."""
+    return tablefeed_prompt_text({a.seat: a.text for a in d.asks})
 
 
 class Rehearsal:
@@ -263,7 +271,7 @@ class Rehearsal:
         # Nothing of a private answer is shown (as at a daemon's table): its public part
         # reaches the table through the game's events.
         if not d.private:
-            choices = tuple(choice_of(a, answers[a.seat]) for a in d.asks)
+            choices = tuple(choice_of(a, answers[a.seat], game) for a in d.asks)
             assert self.prompt is not None
             self.prompt = self.prompt.model_copy(update={"phase": "revealed",
                                                          "choices": choices})

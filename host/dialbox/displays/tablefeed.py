@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from dialbox.displays.feed import PublicFeed
@@ -40,11 +40,12 @@ from dialbox.displays.public import (
     game_choices,
 )
 from dialbox.engine import game_names
+from dialbox.engine.naming import NAMED, colour_name, player_label, render
 from dialbox.table import Feed, LinkInfo, PromptState, RevealState, SeatState, TableState
-from dialbox.table.state import MenuState, MenuWheel
+from dialbox.table.state import EventState, MenuState, MenuWheel, ResultState
 
-__all__ = ["LinkInfo", "RunnerLike", "TableFollower", "menu_view", "replay_view", "reveal_view",
-           "table_view"]
+__all__ = ["LinkInfo", "RunnerLike", "TableFollower", "event_view", "menu_view", "player_names",
+           "prompt_text", "replay_view", "result_view", "reveal_view", "table_view"]
 
 PHASES: dict[str, PromptPhase] = {
     "open": "open", "alllocked": "alllocked", "complete": "revealed", "void": "void",
@@ -77,26 +78,71 @@ def _status(seat: SeatState, prompt: PromptState | None, online: bool) -> SeatSt
     return "programming" if seat.state == "editing" else "waiting"
 
 
-def _prompt_text(texts: Mapping[int, str]) -> str:
-    values = list(dict.fromkeys(texts.values()))
-    return values[0] if len(values) == 1 else "Each seat answers its own question"
+def player_names(seats: Sequence[SeatState]) -> dict[int, str]:
+    """How people call each seat whose player took a name: "Ann (Blue)"."""
+    return {s.seat: player_label(s.name, s.player) for s in seats if s.player}
 
 
-def reveal_view(r: RevealState) -> PromptView | None:
-    """One of the runner's reveals as the table sees it; None when there is no choice to
-    show (a private prompt: what it announced is among the public events)."""
+def _who(seat: int, names: Mapping[int, str]) -> str:
+    return names.get(seat) or colour_name(seat)
+
+
+def prompt_text(texts: Mapping[int, str], names: Mapping[int, str] | None = None) -> str:
+    """The prompt's question: the one question all its seats were asked, or each seat's own
+    ("Red — Pixoid: arrow and distance · Blue, Green, Yellow — Bug: arrow and distance";
+    seats asked the same question together, named as people call them)."""
+    names = names or {}
+    by_text: dict[str, list[int]] = {}
+    for seat in sorted(texts):
+        by_text.setdefault(texts[seat], []).append(seat)
+    if len(by_text) <= 1:
+        return next(iter(by_text), "")
+    return " · ".join(", ".join(_who(s, names) for s in seats) + " — " + text
+                      for text, seats in by_text.items())
+
+
+def event_view(n: int, e: EventState, names: Mapping[int, str]) -> EventView:
+    """An event with each seat it names called as people call it ("Ann (Blue)"): only the
+    places its `data["named"]` marks, so no other word changes (dialbox.engine.naming)."""
+    spans = e.data.get(NAMED)
+    if not names or not spans:
+        return EventView(n=n, kind=e.kind, text=e.text, data=e.data)
+    text, moved = render(e.text, spans, names)
+    return EventView(n=n, kind=e.kind, text=text,
+                     data={**e.data, NAMED: [list(m) for m in moved]})
+
+
+def result_view(r: ResultState, names: Mapping[int, str]) -> ResultView:
+    text = r.text
+    spans = r.details.get(NAMED)
+    if names and spans:
+        text = render(text, spans, names)[0]
+    return ResultView(text=text, scores=dict(r.scores), winners=r.winners)
+
+
+def reveal_view(r: RevealState, names: Mapping[int, str] | None = None) -> PromptView | None:
+    """One of the runner's reveals as the table sees it: each choice's faces (label and the
+    colour the controller showed) and its meaning in the game's words (`Game.meaning`), seats
+    named as people call them (`names`: seat -> "Ann (Blue)"). None when there is no choice
+    to show (a private prompt: what it announced is among the public events)."""
     if not r.choices:
         return None
-    choices = tuple(
-        ChoiceView(seat=seat, text=label,
-                   faces=tuple(FaceView(label=part) for part in label.split()))
-        for seat, label in r.choices
-    )
+    names = names or {}
+    choices = []
+    for seat, label in r.choices:
+        shown = r.faces.get(seat)
+        faces = (tuple(FaceView(wheel=f.wheel, label=f.label, colour=f.colour) for f in shown)
+                 if shown else tuple(FaceView(label=part) for part in label.split()))
+        text = r.meanings.get(seat) or label
+        if names and seat in r.named:
+            text = render(text, r.named[seat], names)[0]
+        choices.append(ChoiceView(seat=seat, faces=faces, text=text))
     return PromptView(
         pid=r.pid, sealed=r.kind == "sealed", topic="",
-        text=(_prompt_text(r.text) if r.text else "") or r.summary,
-        asks=tuple(AskView(seat=c.seat, text="", status="revealed") for c in choices),
-        phase="revealed", choices=choices, verified=r.verified,
+        text=(prompt_text(r.text, names) if r.text else "") or r.summary,
+        asks=tuple(AskView(seat=c.seat, text=r.text.get(c.seat, ""), status="revealed")
+                   for c in choices),
+        phase="revealed", choices=tuple(choices), verified=r.verified,
     )
 
 
@@ -178,9 +224,10 @@ def table_view(
                      f"{s.name}'s controller ({s.uid}) is offline. Its lock, if any, is kept: "
                      "check its cable or WiFi; it picks up where it left off.",
             ))
+    names = player_names(state.seats)
     prompt: PromptView | None = None
     if p is not None:
-        text = _prompt_text(p.text)
+        text = prompt_text(p.text, names)
         prompt = PromptView(
             pid=p.pid, sealed=p.kind == "sealed", topic="", text=text,
             phase=PHASES[p.phase],
@@ -191,9 +238,8 @@ def table_view(
         )
     reveals = [x for x in state.reveals if x.choices and not in_menu]
     r = reveal_of or (reveals[-1] if reveals else None)
-    reveal = None if r is None else reveal_view(r)
-    events = tuple(EventView(n=i + 1, kind=e.kind, text=e.text, data=e.data)
-                   for i, e in enumerate(state.events))
+    reveal = None if r is None else reveal_view(r, names)
+    events = tuple(event_view(i + 1, e, names) for i, e in enumerate(state.events))
     if not in_menu and any(e.kind == "prompt.void" for e in events[-2:]):
         why = next(e.text for e in reversed(events) if e.kind == "prompt.void")
         notices.append(Notice(code="void", level="warning",
@@ -218,8 +264,7 @@ def table_view(
         board=state.view,
         events=events,
         notices=tuple(notices),
-        result=None if result is None else ResultView(
-            text=result.text, scores=dict(result.scores), winners=result.winners),
+        result=None if result is None else result_view(result, names),
         menu=menu_view(state.menu) if in_menu and state.menu is not None else None,
         number=max(0, state.number),
     )

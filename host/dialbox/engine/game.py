@@ -29,6 +29,7 @@ from dialbox.engine.errors import (
     NotPending,
 )
 from dialbox.engine.events import Event
+from dialbox.engine.naming import NAMED, marked, said
 from dialbox.engine.wheels import CENTRE, INACTIVE, Face, Selection, Wheel, wheels
 
 Flow = Generator[Decision, dict[int, Selection], None]
@@ -48,12 +49,20 @@ class GameOptions(BaseModel):
 
 @dataclass(slots=True)
 class Result:
-    """The end of a game: points (or medals) per seat and who won (several on a tie)."""
+    """The end of a game: points (or medals) per seat and who won (several on a tie).
+
+    `text` names seats by colour; a game writes `naming.who(seat)` in it and the result
+    records where each name stands in `details["named"]` (dialbox.engine.naming)."""
 
     scores: dict[int, int]
     winners: list[int]
     text: str
     details: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if marked(self.text):
+            self.text, spans = said(self.text)
+            self.details = {**self.details, NAMED: [list(s) for s in spans]}
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -100,6 +109,11 @@ class Game(ABC):
         self._next_decision = 1
         self.undisclosed: set[int] = set()
         """Private decisions whose answers no rule has revealed yet (see `disclose`)."""
+        self.meanings: dict[int, str] = {}
+        """What each answer of the last applied decision means, seat -> words (`meaning`),
+        recorded as it was applied, before the rules moved on; empty in quiet games."""
+        self.meant = 0
+        """The id of the decision `meanings` belong to (0: none yet)."""
         if position is None:
             self.setup()
         else:
@@ -167,6 +181,43 @@ class Game(ABC):
         non-interference test compares only answers with the same public part."""
         return None
 
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """What a legal answer to `ask` means, in the game's words, for the table's reveal:
+        "→ right 3", "Route B (yellow): pay 2 Fuel -> move 3", "Attack Blue". The default is the
+        faces' labels ("E 3"); a die the table rolls by hand reads "the green die shows 4".
+
+        The driver calls it as it applies the answers, with the game still as it was when
+        `ask` was asked (so it may read the state), and keeps the words in `meanings` for
+        the runner; quiet games skip it. It is called for private answers too, but only a
+        sealed or open answer's meaning is shown: a private one stays with the engine (the
+        table learns `public_part`). At most about 60 characters; seats may be named with
+        `naming.who(seat)`, as in event texts."""
+        if ask.topic.startswith("dice."):
+            name = ask.topic[5:]
+            die = "the die" if name in ("", "die") else f"the {name} die"
+            return f"{die} shows {self.labels(ask, selection)}"
+        return self.labels(ask, selection)
+
+    def _meaning(self, ask: Ask, selection: Selection) -> str:
+        """`meaning`, or the labels if it fails: words for a display never stop a game (the
+        generic test, tests/engine/test_meanings.py, calls `meaning` itself and sees any
+        failure)."""
+        try:
+            return self.meaning(ask, selection)
+        except Exception:
+            return self.labels(ask, selection)
+
+    def meanings_of(self, decision: Decision) -> dict[int, str]:
+        """The meanings recorded when `decision` was applied ({} if it was not the last one
+        applied, or the game is quiet): what the runner tells the table."""
+        return dict(self.meanings) if self.meant == decision.id else {}
+
+    @staticmethod
+    def labels(ask: Ask, selection: Selection) -> str:
+        """The selection in its faces' own labels, e.g. "E 3" (inactive wheels skipped)."""
+        return " ".join(w.faces[selection[i]].label for i, w in enumerate(ask.wheels)
+                        if w is not None and 0 <= selection[i] < len(w.faces))
+
     def swap_hidden(self, player: int, rng: random.Random) -> bool:
         """Test hook for hidden dealt components: change what only `player` knows (a card in
         its hand, a token it holds) for something else the table cannot tell apart (e.g. a
@@ -223,8 +274,14 @@ class Game(ABC):
             self.undisclosed.discard(d if isinstance(d, int) else d.id)
 
     def emit(self, kind: str, text: str, *, to: int | None = None, **data: Any) -> None:
-        """Record an event; `to`: the one player who may see it (private), None: public."""
+        """Record an event; `to`: the one player who may see it (private), None: public.
+
+        Name seats in `text` with `naming.who(seat)`: the event reads the colour's name
+        there, and `data["named"]` says where, for displays that show players' names."""
         if not self.quiet:
+            if marked(text):
+                text, spans = said(text)
+                data[NAMED] = [list(s) for s in spans]
             self.events.append(Event(kind, text, data, to))
 
     def roll(self, die: Die, seat: int) -> Generator[Decision, dict[int, Selection], DieFace]:
@@ -238,7 +295,8 @@ class Game(ABC):
             ))
             answers = yield self.open(ask)
             face = die.faces[answers[seat][CENTRE]]
-        self.emit("dice.rolled", f"The {die.name} die shows {face.label}.", die=die.name,
+        what = "The die" if die.name == "die" else f"The {die.name} die"
+        self.emit("dice.rolled", f"{what} shows {face.label}.", die=die.name,
                   label=face.label, value=face.value, seat=seat)
         return face
 
@@ -300,6 +358,9 @@ class Game(ABC):
             sel = answers[ask.seat]
             self.check(ask, sel)
             clean[ask.seat] = (int(sel[0]), int(sel[1]), int(sel[2]))
+        if not self.quiet:  # before the rules move on: a meaning may read the state
+            self.meanings = {a.seat: self._meaning(a, clean[a.seat]) for a in d.asks}
+            self.meant = d.id
         start = len(self.events)
         self.log.append(clean)
         self.decided += 1

@@ -397,7 +397,8 @@ class PromptCycle:
         told (live, and again on replay: it follows from the answers)."""
         box = self.box if self.box is not None and self.box.pid == pid else None
         telling = tell(pid, decision, answers, events, self.game.public_part,
-                       box.proofs if box else None, box.commitments if box else None)
+                       box.proofs if box else None, box.commitments if box else None,
+                       self.game.meanings_of(decision))
         self.public.tell(events)
         self.public.reveal(telling.public)
         self.told = telling.frames

@@ -57,6 +57,18 @@ class PromptState(_Frozen):
     """Each asked seat's question."""
 
 
+WheelName = Literal["left", "centre", "right"]
+
+
+class FaceState(_Frozen):
+    """One face of a revealed answer, as the controller showed it."""
+
+    wheel: WheelName
+    label: str
+    colour: str = Field("ffffff", pattern=r"^[0-9a-f]{6}$")
+    """The face's colour on the controller (`Face.colour`, rrggbb)."""
+
+
 class RevealState(_Frozen):
     """An answered prompt as the table learns it."""
 
@@ -64,6 +76,14 @@ class RevealState(_Frozen):
     kind: PromptKind
     choices: tuple[tuple[int, str], ...] = ()
     """(seat, face labels) of each answer: sealed and open prompts only."""
+    faces: dict[int, tuple[FaceState, ...]] = Field(default_factory=dict)
+    """Sealed and open prompts only: each answer's faces (wheel, label, colour)."""
+    meanings: dict[int, str] = Field(default_factory=dict)
+    """Sealed and open prompts only: what each answer means in the game's words
+    (`Game.meaning`: "→ right 3", "Attack Blue"); seats are named by colour."""
+    named: dict[int, tuple[tuple[int, int, int], ...]] = Field(default_factory=dict)
+    """Where a meaning names a seat: seat -> (start, end, named seat) spans in it
+    (dialbox.engine.naming), so a display can put in the player's name."""
     announced: tuple[tuple[int, str], ...] = ()
     """Private prompts only: (seat, what the rules announce of its answer), e.g. "plays a
     token face down" (Game.public_part); seats whose answer announces nothing are absent."""
@@ -77,7 +97,8 @@ class RevealState(_Frozen):
 
     @model_validator(mode="after")
     def _private_stays_private(self) -> RevealState:
-        if self.kind == "private" and self.choices:
+        if self.kind == "private" and (self.choices or self.faces or self.meanings
+                                       or self.named):
             raise ValueError(f"prompt {self.pid} is private: its answers stay in their seats' "
                              "views, the table gets only what the rules announce")
         if self.kind != "private" and self.announced:

@@ -73,8 +73,10 @@ def selection(game: PipCycle, seat: int, text: str) -> Selection:
                 f"{text!r} but the face is {faces[0]!r}"
             return (INACTIVE, 0, INACTIVE)
         if words[0] == "keep":
-            assert ask.text.startswith("Keep"), f"{text!r}: the prompt is {ask.text!r}"
-            return (INACTIVE, index(ask, 1, words[1]), INACTIVE)
+            # each face is the cards played; the one without the kept card keeps it
+            assert " of your " in ask.text, f"{text!r}: the prompt is {ask.text!r}"
+            assert words[1] in game.hands[seat], f"{text!r}: not in {game.hands[seat]}"
+            return (INACTIVE, game.hands[seat].index(words[1]), INACTIVE)
         assert ask.text == "Play 1 card face down", f"{text!r}: the prompt is {ask.text!r}"
         return (INACTIVE, index(ask, 1, text), INACTIVE)
     if ask.topic == "pipcycle.assign":

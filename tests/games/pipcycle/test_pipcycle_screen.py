@@ -10,6 +10,7 @@ from typing import Any
 from rich.console import Console
 
 from dialbox.engine.bots import RandomBot, answer_with_bots
+from dialbox.engine.naming import colour_name
 from dialbox.games.pipcycle import PipCycle, draw
 from dialbox.games.pipcycle.cards import pretty
 
@@ -79,10 +80,10 @@ def test_a_card_check_and_a_crash() -> None:
     check = view["check"]
     assert f"Card check (exchange {check['exchange']})" in text
     shown = [pretty(c) for _s, c in check["order"]]
-    where = [text.index(f"Seat {s + 1} {pretty(c)}") for s, c in check["order"]]
+    where = [text.index(f"{colour_name(s)} {pretty(c)}") for s, c in check["order"]]
     assert where == sorted(where) and len(shown) == len(check["order"])  # in check order
     win_seat, win_card = check["winner"]
-    assert f"Seat {win_seat + 1} {pretty(win_card)} ★ wins" in text.replace("\n", "")
+    assert f"{colour_name(win_seat)} {pretty(win_card)} ★ wins" in text.replace("\n", "")
     assert text.count("★ wins") == 1
 
     start = PipCycle.from_position({"players": 2, "seed": 3}, CRASH_POSITION)
@@ -93,9 +94,9 @@ def test_a_card_check_and_a_crash() -> None:
     assert not any(r["at"] == crash["at"] for r in view["riders"])
     text = render(view)
     assert cell(grid_rows(text, 9), crash["at"])[0] == "X"
-    assert "Crashes this round:" in text and f"at {crash['at']}: trophy for Seat " \
-        f"{crash['by'] + 1}" in text
-    capturer = next(ln for ln in text.splitlines() if ln.startswith(f"Seat {crash['by'] + 1}"))
+    assert "Crashes this round:" in text and f"at {crash['at']}: trophy for " \
+        f"{colour_name(crash['by'])}" in text
+    capturer = next(ln for ln in text.splitlines() if ln.startswith(colour_name(crash['by'])))
     assert "■ 1" in capturer  # the trophy counted
 
 
@@ -106,10 +107,10 @@ def test_own_hand_only_in_own_view() -> None:
     assert all(hands)
     for s in range(2):
         text = render(game.view(s))
-        mine = next(ln for ln in text.splitlines() if ln.startswith(f"Seat {s + 1} (you)"))
+        mine = next(ln for ln in text.splitlines() if ln.startswith(f"{colour_name(s)} (you)"))
         assert all(pretty(c) in mine for c in hands[s])
         assert not any(pretty(c) in text for c in hands[1 - s])
-        other = next(ln for ln in text.splitlines() if ln.startswith(f"Seat {2 - s} "))
+        other = next(ln for ln in text.splitlines() if ln.startswith(f"{colour_name(1 - s)} "))
         assert f"{len(hands[1 - s])} card" in other
     public = render(game.view(None))
     assert not any(pretty(c) in public for h in hands for c in h)

@@ -49,7 +49,7 @@ def test_a_taken_starting_pix_is_refused_by_name() -> None:
     game.apply({0: (-1, -1, 0)})
     d = game.pending
     assert d is not None and d.asks[0].seat == 1
-    with pytest.raises(IllegalChoice, match="Starting Pix A is taken by Pixoid \\(seat 1\\)"):
+    with pytest.raises(IllegalChoice, match="Starting Pix A is taken by Pixoid \\(Red\\)"):
         game.apply({1: (-1, -1, 0)})
 
 

@@ -20,7 +20,7 @@ def test_draw_shows_the_table_in_seat_terms() -> None:
     game = Stadium({"players": 4, "track": ["relay", "golf"], "first_player": 1})
     text = render(game.view(0))
     assert "4 x 100 Meter Relay" in text and "communication forbidden" in text
-    assert "runners seats 2 3" in text and "2.standard" in text and "golf" not in text
+    assert "runners Blue, Green" in text and "2.standard" in text and "golf" not in text
     play_out(game, {s: StadiumBot(s) for s in range(4)})
     text = render(game.view(None))
     assert "points" in text and "2.golf" in text

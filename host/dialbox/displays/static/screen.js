@@ -18,7 +18,8 @@ const shown = { log: [], frames: 0, strip: 0 };
 window.dialbox = shown;
 
 let current = null;       // the last TableView
-let revealShown = null;   // pid of the reveal on screen
+let revealShown = null;   // the reveal on screen (revealId)
+let revealSeen = { id: null, base: "", cleared: false };  // when the reveal on screen goes
 
 // ---------------------------------------------------------------- little DOM helpers
 
@@ -79,11 +80,13 @@ function renderNotices(v) {
 }
 
 function seatMeta(st) {
+  // A controller's link, for the devices drawer (not for the players' seat panel).
   if (st.occupant === "empty") return "nobody here yet";
   if (st.occupant === "bot") return "bot";
   const parts = [st.uid, st.transport];
   if (st.link !== null) parts.push("link " + Math.round(st.link * 100) + "%");
   if (st.heartbeat_age !== null) parts.push("heard " + st.heartbeat_age.toFixed(1) + " s ago");
+  if (st.rtt_ms !== null && st.rtt_ms !== undefined) parts.push("RTT " + Math.round(st.rtt_ms) + " ms");
   if (st.firmware) parts.push("fw " + st.firmware);
   return parts.filter(Boolean).join(" · ");
 }
@@ -96,19 +99,57 @@ function seatStatus(v, st) {
   return st.status;
 }
 
+function ended(v) {
+  // The final scores are up: after the game, and over the idle menu until someone opens it.
+  return Boolean(v.result) && (v.stage === "over" || (v.stage === "menu" && v.menu && v.menu.stage === "idle"));
+}
+
+function seatScore(v, i) {
+  // A seat's score: the final one, else the game's public `scores` (one number per seat) if
+  // its view has them; null for a game that keeps its score on its own board.
+  if (ended(v) && v.result.scores[i] !== undefined) return v.result.scores[i];
+  const sc = v.board && v.stage === "playing" ? v.board.scores : null;
+  if (Array.isArray(sc) && sc.length === v.seats.length && typeof sc[i] === "number") return sc[i];
+  return null;
+}
+
 function renderSeats(v) {
+  // For the players: who sits where, their team or role, score and status. The link details
+  // are in the devices drawer.
   const rows = v.seats.map((st) => {
     const status = seatStatus(v, st);
-    return h("div", { class: "seat", "data-seat": st.seat, "data-status": status },
-      h("span", { class: "swatch", style: "background:" + hex(st.colour) }),
+    const score = seatScore(v, st.seat);
+    const won = ended(v) && v.result.winners.includes(st.seat);
+    return h("div", { class: "seat" + (won ? " winner" : ""), "data-seat": st.seat, "data-status": status },
+      h("span", { class: "swatch", style: "background:" + hex(st.colour), "aria-hidden": "true" }),
       h("span", { class: "who" }, st.player
         ? [h("span", { class: "player", "data-player": st.player }, st.player), " ", h("span", { class: "colour-name" }, st.name)]
         : st.name,
-      teamOf(v, st.seat) ? h("span", { class: "badge" }, teamOf(v, st.seat)) : null),
-      h("span", { class: "status " + status }, status === "locked" ? "✔ locked" : STATUS_WORDS[status]),
-      h("span", { class: "meta" }, seatMeta(st)));
+      teamOf(v, st.seat) ? h("span", { class: "badge" }, teamLabel(v, st.seat)) : null),
+      score === null ? null : h("span", { class: "score", "data-score": score, "aria-label": (won ? "winner, " : "") + "score " + score },
+        (won ? "★ " : "") + score),
+      ended(v) && status !== "offline" ? null  // the game is over: the scores are the news
+        : h("span", { class: "status " + status }, status === "locked" ? "✔ locked" : STATUS_WORDS[status]),
+      st.role ? h("span", { class: "role" }, st.role) : null);
   });
   $("seats").replaceChildren(h("h2", { id: "seats-title" }, "Seats"), ...rows);
+  renderDevices(v);
+}
+
+function renderDevices(v) {
+  // The devices drawer: each seat's controller and its link (transport, link quality,
+  // heartbeat, round trip, firmware), or "bot".
+  const seated = v.seats.filter((st) => st.occupant !== "empty");
+  const offline = seated.filter((st) => st.occupant === "controller" && !st.online).length;
+  const controllers = seated.filter((st) => st.occupant === "controller").length;
+  const count = $("device-count");
+  count.textContent = controllers + (controllers === 1 ? " controller" : " controllers") + (offline ? ", " + offline + " offline" : "");
+  count.className = "badge" + (offline ? " bad" : "");
+  $("device-list").replaceChildren(h("ul", { class: "devices" }, seated.map((st) =>
+    h("li", { class: st.occupant === "controller" && !st.online ? "offline" : "", "data-device-seat": st.seat },
+      h("span", { class: "dot", style: "background:" + hex(st.colour), "aria-hidden": "true" }), " ",
+      h("span", { class: "dname" }, seatLabel(v, st.seat)), " ",
+      h("span", { class: "dmeta" }, seatMeta(st))))));
 }
 
 // ---------------------------------------------------------------- prompt, all locked, reveal
@@ -145,13 +186,33 @@ function faceEl(f) {
   return h("span", { class: "face", style: "background:" + hex(f.colour) }, f.label);
 }
 
+function promptKey(p) {
+  return p ? p.pid + " " + p.phase + " " + p.asks.map((a) => a.seat + ":" + a.status).join(",") : "";
+}
+
+function revealId(v) {
+  // A reveal is its prompt's pid in this game of this table (a new game may count anew).
+  return v.reveal ? v.table + " " + v.game + " " + v.number + " " + v.reveal.pid : null;
+}
+
+function revealStays(v) {
+  // A reveal shows from the state that brings it until the table moves on: the next prompt
+  // opens after it or, when it came with the next prompt already open (the daemon asks at
+  // once), until that prompt moves (someone dials or locks). Then it clears until the next.
+  const r = v.reveal;
+  if (!r) return false;
+  if (revealId(v) !== revealSeen.id) revealSeen = { id: revealId(v), base: promptKey(v.prompt), cleared: false };
+  else if (v.prompt && v.prompt.pid > r.pid && promptKey(v.prompt) !== revealSeen.base) revealSeen.cleared = true;
+  return !revealSeen.cleared;
+}
+
 function renderReveal(v) {
   const r = v.reveal;
   const el = $("reveal");
-  if (!r) { el.hidden = true; return; }
-  if (r.pid === revealShown) return;
-  revealShown = r.pid;
+  if (!revealStays(v)) { el.hidden = true; return; }
   el.hidden = false;
+  if (revealId(v) === revealShown) return;
+  revealShown = revealId(v);
   el.dataset.pid = r.pid;
   const bySeat = [...r.choices].sort((a, b) => a.seat - b.seat);
   const cards = h("div", { class: "cards" }, bySeat.map((c) =>
@@ -176,23 +237,35 @@ function renderEvents(v) {
 }
 
 function teamOf(v, i) { return seatOf(v, i).team || ""; }
+// A team as people read it: the name the game's view gives its key (Stadium: Starz, Sunz),
+// else the key itself.
+function teamLabel(v, i) {
+  const key = teamOf(v, i), names = (v.board || {}).team_names || {};
+  return names[key] || key;
+}
 
 function renderResult(v) {
   // At the end of a game; and, when the table turns to its menu at once, until someone
   // opens the menu (the last game's result stays in the state while the menu is idle).
+  // Shown in the focus, in place of the question; each seat shows its score too.
   const el = $("result");
-  const idle = v.stage === "menu" && v.menu && v.menu.stage === "idle";
-  if (!(v.stage === "over" || idle) || !v.result) { el.hidden = true; return; }
-  el.hidden = false;
+  const show = ended(v);
+  el.hidden = !show;
+  $("focus").dataset.show = show ? "result" : "prompt";
+  $("focus").hidden = v.stage === "menu" && !show;  // the menu asks its own question
+  if (!show) return;
   const r = v.result;
+  const idle = v.stage === "menu";
   const order = Object.keys(r.scores).map(Number).sort((a, b) => r.scores[b] - r.scores[a]);
-  el.replaceChildren(h("h1", {}, "Final scores"), h("div", { class: "text" }, r.text),
+  el.replaceChildren(
+    h("div", { class: "rhead" }, h("h2", { class: "rtitle", id: "result-title" }, "Final scores"),
+      h("div", { class: "text" }, r.text)),
     idle ? h("div", { class: "hint" }, "Any controller opens the menu for the next game.") : "",
-    h("table", {}, order.map((i) => h("tr", { class: r.winners.includes(i) ? "winner" : "" },
-      h("td", {}, h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour) }), " ", seatLabel(v, i)),
-      h("td", { class: "rteam" }, teamOf(v, i)),  // (not "team": Stadium's board styles that)
-      h("td", {}, r.winners.includes(i) ? "★ winner" : ""),
-      h("td", {}, String(r.scores[i]))))));
+    h("ol", { class: "rscores" }, order.map((i) => h("li", { class: r.winners.includes(i) ? "winner" : "", "data-seat": i },
+      h("span", { class: "dot", style: "background:" + hex(seatOf(v, i).colour), "aria-hidden": "true" }),
+      h("span", { class: "rname" }, seatLabel(v, i)),
+      teamOf(v, i) ? h("span", { class: "rteam badge" }, teamLabel(v, i)) : null,
+      h("span", { class: "pts" }, (r.winners.includes(i) ? "★ " : "") + r.scores[i])))));
 }
 
 // ---------------------------------------------------------------- lobby
@@ -369,7 +442,8 @@ function redraw() {
   if (current) renderBoard(current);
 }
 
-window.Dialbox = Object.freeze({ h, s, hex, stat, seatOf, seatName, seatLabel, teamOf, style, redraw });
+window.Dialbox = Object.freeze({ h, s, hex, stat, seatOf, seatName, seatLabel, teamOf, teamLabel,
+  style, redraw });
 
 function loadBoard(game) {
   // A board script the page has no <script> tag for: ask the server once, redraw when loaded.
@@ -404,7 +478,9 @@ function genericBoard(v, b) {
 
 function renderBoard(v) {
   const el = $("board");
-  if (!v.board || v.stage === "lobby" || v.stage === "menu") { el.replaceChildren(); return; }
+  const box = $("board-box");
+  if (!v.board || v.stage === "lobby" || v.stage === "menu") { el.replaceChildren(); box.hidden = true; return; }
+  box.hidden = false;
   const draw = v.game ? window.DialboxBoards[v.game] : undefined;
   if (!draw && v.game) loadBoard(v.game);
   let board;
@@ -417,6 +493,141 @@ function renderBoard(v) {
     setTimeout(() => { throw e; });
   }
   el.replaceChildren(board);
+  fitBoard(true);
+}
+
+// ---------------------------------------------------------------- layout: phone, desk, tv
+
+// The layout follows the window by media queries (screen.css): "phone" (600 px wide or less,
+// or under 480 px high: one column that scrolls downwards), "tv" (1600 px wide and more: sizes
+// from the screen's height) or "desk"; screen.css names it in --layout. ?tv=1 asks for the TV
+// layout on a smaller window (a kiosk browser that reports one), ?tv=0 never gives it.
+const TV_PARAM = new URLSearchParams(location.search).get("tv");
+if (TV_PARAM === "1" || TV_PARAM === "0") document.documentElement.dataset.tv = TV_PARAM;
+
+function layoutMode() {
+  return getComputedStyle(document.documentElement).getPropertyValue("--layout").trim() || "desk";
+}
+
+const LAYOUTS = ["phone", "desk", "tv"];
+
+function fit(box, el, fillHeight, zoom) {
+  // Scale `el` (in `box`, transform-origin top left) so that the whole of it shows in the
+  // box, centred across: laid out at the box's width divided by `zoom` (or at its own
+  // min-content width when it cannot be narrower: a long track), then scaled to the box's
+  // width and, with fillHeight, to its height (never above `zoom`). When the height limits,
+  // the content is laid out wider (fewer, longer rows) while that lets it grow. A box without
+  // a height of its own (fillHeight false) gets the scaled content's height.
+  // The fit is kept for the layout in force (custom properties --fit-<layout>-*, which
+  // screen.css applies in that layout only), its width and offset as shares of the box's
+  // width: when the window changes, the page shows at once this content's fit for the new
+  // layout (or, not fitted yet, the content at the box's width, unscaled) until it is fitted.
+  const mode = layoutMode();
+  const keep = (e, k, v) => e.style.setProperty("--fit-" + mode + "-" + k, v);
+  const W = box.clientWidth;
+  if (!W || !el.firstElementChild) return 1;
+  const H = fillHeight ? box.clientHeight : Infinity;
+  el.style.position = "absolute";
+  el.style.width = "min-content";
+  const least = el.offsetWidth;
+  const measure = (lw) => {
+    el.style.width = lw + "px";
+    const nw = Math.max(lw, el.scrollWidth), nh = el.scrollHeight + 1;
+    return { lw, nw, nh, kw: W / nw, kh: H / nh, k: Math.min(W / nw, H / nh, zoom) };
+  };
+  let lo = measure(Math.max(W / zoom, least));
+  let best = lo;
+  if (lo.kh < lo.kw) {  // the height limits: search the layout width where both limits meet
+    let hi = W / lo.kh;
+    for (let i = 0; i < 5 && hi > lo.lw * 1.02; i++) {
+      const mid = measure((lo.lw + hi) / 2);
+      if (mid.k > best.k) best = mid;
+      if (mid.kh < mid.kw) lo = mid; else hi = mid.lw;
+    }
+    // Content that gets no shorter when wider (a square maze) is laid out as wide as its
+    // scale allows: it fills the box across rather than leaving bands at its sides.
+    if (best.kw > best.k * 1.01) {
+      const wide = measure(W / best.k);
+      if (wide.k >= best.k * 0.995) best = wide;
+    }
+  }
+  el.style.removeProperty("position");
+  el.style.removeProperty("width");
+  keep(el, "pos", "absolute");
+  keep(el, "w", (100 * best.lw / W) + "%");
+  keep(el, "l", (100 * Math.max(0, (W - best.nw * best.k) / 2) / W) + "%");
+  keep(el, "t", Math.abs(best.k - 1) < 0.001 ? "none" : "scale(" + best.k + ")");
+  keep(box, "h", fillHeight ? "auto" : Math.ceil(best.nh * best.k) + "px");
+  el.dataset.scale = best.k.toFixed(3);
+  return best.k;
+}
+
+function unfit(box, el) {
+  // New content: no layout's fit holds any more.
+  for (const mode of LAYOUTS) {
+    for (const k of ["pos", "w", "l", "t"]) el.style.removeProperty("--fit-" + mode + "-" + k);
+    box.style.removeProperty("--fit-" + mode + "-h");
+  }
+  delete el.dataset.scale;
+}
+
+function tvZoom() {
+  // A TV larger than 1080p at 1 CSS px per pixel (3840x2160): a board is laid out as on
+  // 1920x1080, then scaled up as everything else (--u in screen.css).
+  if (layoutMode() !== "tv") return 1;
+  return Math.max(1, Math.min(innerHeight / 1080, innerWidth / 1920));
+}
+
+let boardDrawn = "";      // the board's markup its fits were measured for
+const boardFits = {};     // layout -> the box and window its fit was measured in
+
+function fitBoard(drawn) {
+  // A board is drawn afresh for every state, mostly the same as before (a heartbeat, a seat
+  // dialling): the same markup in the same box keeps its fit without measuring it again.
+  const box = $("board-box");
+  const el = $("board");
+  if (drawn && el.innerHTML !== boardDrawn) {
+    boardDrawn = el.innerHTML;
+    unfit(box, el);
+    for (const mode of LAYOUTS) delete boardFits[mode];
+  }
+  if (box.hidden) return;
+  const mode = layoutMode();
+  const at = box.clientWidth + "x" + (mode === "phone" ? "" : box.clientHeight) + " " + innerWidth + "x" + innerHeight;
+  if (boardFits[mode] === at) return;
+  fit(box, el, mode !== "phone", tvZoom());
+  boardFits[mode] = at;
+}
+
+function fitFocus(drawn) {
+  if (drawn) unfit($("focus"), $("focus-fit"));
+  fit($("focus"), $("focus-fit"), layoutMode() !== "phone", 1);
+}
+
+let fitting = false;
+function refit() {
+  // Once per frame at most: a new layout (the window resized, the header wrapped).
+  if (fitting) return;
+  fitting = true;
+  requestAnimationFrame(() => { fitting = false; fitFocus(); fitBoard(); });
+}
+
+addEventListener("resize", () => { fitFocus(); fitBoard(); });
+if (window.ResizeObserver) {
+  const seen = new WeakMap();
+  const watch = new ResizeObserver((entries) => {
+    // A box's new width, or a desk or tv box's new height, calls for a new fit (a phone's
+    // boxes take their height from the fit itself).
+    const phone = layoutMode() === "phone";
+    let again = false;
+    for (const e of entries) {
+      const size = e.contentRect.width + "x" + (phone ? "" : e.contentRect.height);
+      if (seen.get(e.target) !== size) { seen.set(e.target, size); again = true; }
+    }
+    if (again) refit();
+  });
+  watch.observe($("focus"));
+  watch.observe($("board-box"));
 }
 
 // ---------------------------------------------------------------- the strip
@@ -445,6 +656,8 @@ function render(v) {
   renderReveal(v);
   renderEvents(v);
   renderResult(v);
+  fitFocus(true);
+  fitBoard();  // again: the notices, focus or side may have changed the board's box
   const prompt = $("prompt");
   shown.log.push({
     seq: v.seq,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Generator
 from typing import Any, Literal
 
@@ -11,6 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from dialbox.engine.decisions import Ask
 from dialbox.engine.errors import InvalidOptions, InvalidPosition
 from dialbox.engine.game import Flow, Game, GameOptions, Result
+from dialbox.engine.naming import who, whom
 from dialbox.engine.wheels import (
     CENTRE,
     DIGIT_FACES,
@@ -52,6 +54,17 @@ from dialbox.games.outspeed.tokens import (
 START_FUEL = 12
 ROUTE_LETTER = {c: LETTER_FACES[i].label for i, c in enumerate(ROUTES)}
 """Right wheel: A = red light, B = yellow light, C = green light; D (blue) is never a route."""
+_X = re.compile(r"\bX\b")
+
+
+def route_name(colour: str) -> str:
+    """A route in texts: by its wheel letter first, its light after ("route B (yellow)"), so
+    it does not read as a seat (seats are named by colour too: "Yellow takes route B")."""
+    return f"route {ROUTE_LETTER[colour]} ({colour})"
+
+
+def cap(text: str) -> str:
+    return text[:1].upper() + text[1:]
 Step = Generator[Any, dict[int, Selection], Any]
 
 WheelKey = tuple[int, str, int, str, str]
@@ -458,13 +471,13 @@ class Outspeed(Game):
             answers = yield d
             idx = answers[s][CENTRE]
             if idx == 0:
-                self.emit("outspeed.bonus.pass", f"Seat {s + 1} plays no Bonus token.", seat=s)
+                self.emit("outspeed.bonus.pass", f"{who(s)} plays no Bonus token.", seat=s)
                 continue
             kind = KINDS[idx - 1]
             self.held[s].remove(kind)
             self.facedown[s] = kind
             played[s] = kind
-            self.emit("outspeed.bonus.announce", f"Seat {s + 1} plays a Bonus token face down.",
+            self.emit("outspeed.bonus.announce", f"{who(s)} plays a Bonus token face down.",
                       seat=s)
             self.emit("outspeed.bonus.facedown", f"You play your {NAMES[kind]} face down.",
                       to=s, seat=s, token=kind)
@@ -473,7 +486,7 @@ class Outspeed(Game):
             return
         self.facedown = {}
         self.emit("outspeed.bonus.reveal", "Bonus tokens revealed: " + ", ".join(
-            f"seat {s + 1} {NAMES[k]}" for s, k in sorted(played.items())),
+            f"{who(s)}'s {NAMES[k]}" for s, k in sorted(played.items())) + ".",
             played={str(s): k for s, k in sorted(played.items())})
         by_zone: dict[int, list[int]] = {}
         for s in played:
@@ -510,11 +523,11 @@ class Outspeed(Game):
                         move[t] = move.get(t, 0) - 2
             elif kind == FORCEFIELD:
                 if sum(self.track.forcefields.values()) >= FORCEFIELD_TOKENS:
-                    self.emit("outspeed.forcefield.none", f"Seat {s + 1}'s Forcefield has no "
+                    self.emit("outspeed.forcefield.none", f"{who(s)}'s Forcefield has no "
                               "effect: all Forcefield markers are on the boards.", seat=s)
                     continue
                 self.track.forcefields[zone] = self.track.forcefields.get(zone, 0) + 1
-                self.emit("outspeed.forcefield", f"Seat {s + 1} raises a Forcefield on zone "
+                self.emit("outspeed.forcefield", f"{who(s)} raises a Forcefield on zone "
                           f"{zone}.", seat=s, zone=zone)
             elif kind == FUEL_TANK:
                 gain[s] = gain.get(s, 0) + 2
@@ -523,7 +536,7 @@ class Outspeed(Game):
         for t in sorted(set(loss) | set(gain)):
             before = self.fuel[t]
             self.fuel[t] = max(0, before + gain.get(t, 0) - loss.get(t, 0))
-            self.emit("outspeed.fuel", f"Seat {t + 1}: Fuel {before} -> {self.fuel[t]}.",
+            self.emit("outspeed.fuel", f"{who(t)}: Fuel {before} -> {self.fuel[t]}.",
                       seat=t, before=before, after=self.fuel[t])
             if self.fuel[t] == 0:
                 self._eliminate(t, "ran out of Fuel")
@@ -544,8 +557,9 @@ class Outspeed(Game):
             by_route[c].append(s)
         counts = {c: len(by_route[c]) for c in ROUTES}
         if not self.quiet:
-            self.emit("outspeed.routes", "Routes: " + ", ".join(
-                f"seat {s + 1} {c}" for s, c in choice.items()),
+            self.emit("outspeed.routes", "Routes: " + "; ".join(
+                f"{ROUTE_LETTER[c]} ({c}) for {whom(by_route[c])}" for c in ROUTES
+                if by_route[c]) + ".",
                 routes={str(s): c for s, c in choice.items()}, counts=counts)
         pay: list[int] = []
         gain: list[int] = []
@@ -554,19 +568,20 @@ class Outspeed(Game):
             if not takers:
                 continue
             if route.capacity is not None and len(takers) > route.capacity:
-                self.emit("outspeed.overflow", f"The {colour} route has room for "
-                          f"{route.capacity}; {len(takers)} took it and all lose their turn.",
+                self.emit("outspeed.overflow", f"{cap(route_name(colour))} has room for "
+                          f"{route.capacity}; {whom(takers)} took it and all lose their turn.",
                           route=colour, seats=takers)
             elif route.alone:
                 if len(takers) == 1:
                     gain += takers
-                    self.emit("outspeed.alone", f"Seat {takers[0] + 1} is alone on the "
-                              f"{colour} route: the benefit is free.", route=colour,
+                    self.emit("outspeed.alone", f"{who(takers[0])} is alone on "
+                              f"{route_name(colour)}: the benefit is free.", route=colour,
                               seats=takers)
                 else:
                     pay += takers
-                    self.emit("outspeed.crowded", f"{len(takers)} ships share the {colour} "
-                              "route: they pay and gain nothing.", route=colour, seats=takers)
+                    self.emit("outspeed.crowded", f"{whom(takers)} share "
+                              f"{route_name(colour)}: they pay and gain nothing.", route=colour,
+                              seats=takers)
             else:
                 pay += takers
                 gain += takers
@@ -602,7 +617,7 @@ class Outspeed(Game):
                 if self.fuel[s] == 0 and not finish:
                     out.append((s, "ran out of Fuel"))
             if cost and not self.quiet:
-                self.emit("outspeed.fuel", f"Seat {s + 1} pays {cost} Fuel: {before} -> "
+                self.emit("outspeed.fuel", f"{who(s)} pays {cost} Fuel: {before} -> "
                           f"{self.fuel[s]}.", seat=s, before=before, after=self.fuel[s])
         for s, why in out:
             self._eliminate(s, why)
@@ -628,7 +643,7 @@ class Outspeed(Game):
                 before = self.fuel[s]
                 self.fuel[s] += fuel[s]
                 if not self.quiet:
-                    self.emit("outspeed.fuel", f"Seat {s + 1} gains {fuel[s]} Fuel: "
+                    self.emit("outspeed.fuel", f"{who(s)} gains {fuel[s]} Fuel: "
                               f"{before} -> {self.fuel[s]}.", seat=s, before=before,
                               after=self.fuel[s])
             if steps[s] > 0:
@@ -669,6 +684,38 @@ class Outspeed(Game):
         if amount.x:
             v += x
         return v
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """A route by its light and what it costs and gives ("yellow route (B): pay 2 Fuel ->
+        move 3", with the X dialled), an X by its route, a Bonus token by its name (private
+        answers: never shown to the table, which learns `public_part`)."""
+        topic = ask.topic
+        if topic == "outspeed.route":
+            colour = ROUTES[selection[RIGHT]]
+            route = self.routes.routes.get(colour)
+            head = cap(route_name(colour))
+            if route is None:
+                return head
+            effect = route.effect_text()
+            if route.uses_x and selection[CENTRE] >= 0:
+                x = selection[CENTRE]
+                return f"{head}: {_X.sub(str(x), effect)} (X = {x})"
+            return f"{head}: {effect}"
+        if topic == "outspeed.x":
+            taken = self.last_routes.get(ask.seat)
+            on = f" on {route_name(taken)}" if taken else ""
+            return f"X = {selection[CENTRE]}{on}"
+        if topic == "outspeed.bonus":
+            if selection[CENTRE] == 0:
+                return "plays no Bonus token"
+            return f"plays the {NAMES[KINDS[selection[CENTRE] - 1]]} face down"
+        if topic == "outspeed.keep" and self.drawing is not None:
+            got = self.drawing[1]
+            keep = got[selection[CENTRE]]
+            back = [k for i, k in enumerate(got) if i != selection[CENTRE]]
+            rest = f", the {NAMES[back[0]]} to the bottom" if back else ""
+            return f"keeps the {NAMES[keep]}{rest}"
+        return super().meaning(ask, selection)
 
     def public_part(self, ask: Ask, selection: Selection) -> str | None:
         """Whether a Ship plays a Bonus token is announced aloud; which one stays face down."""
@@ -724,7 +771,7 @@ class Outspeed(Game):
                           seat=seat, token=keep, returned=got[0])
         self.held[seat].append(keep)
         if not self.quiet:
-            self.emit("outspeed.bonus.gain", f"Seat {seat + 1} gains a Bonus token.", seat=seat)
+            self.emit("outspeed.bonus.gain", f"{who(seat)} gains a Bonus token.", seat=seat)
 
     def _move(self, seat: int, steps: int, cause: str) -> int | None:
         boards = self.track.boards
@@ -736,7 +783,7 @@ class Outspeed(Game):
                       boards=self.track.boards, front=self.track.front)
         word = "forward" if steps > 0 else "back"
         if m.end is None:
-            self.emit("outspeed.move", f"Seat {seat + 1} moves {word} off the back of the "
+            self.emit("outspeed.move", f"{who(seat)} moves {word} off the back of the "
                       "track.", seat=seat, start=m.start, end=None, cause=cause)
             return None
         extra = ""
@@ -744,7 +791,7 @@ class Outspeed(Game):
             extra = " (stopped by a Forcefield)"
         elif m.capped:
             extra = " (the end of the third board)"
-        self.emit("outspeed.move", f"Seat {seat + 1} moves {word} from zone {m.start} to "
+        self.emit("outspeed.move", f"{who(seat)} moves {word} from zone {m.start} to "
                   f"zone {m.end}{extra}.", seat=seat, start=m.start, end=m.end,
                   forcefield=m.forcefield, boards=boards, cause=cause)
         return m.end
@@ -755,7 +802,7 @@ class Outspeed(Game):
         self.alive[seat] = False
         self.eliminated_on[seat] = self.turn
         self.track.zones.pop(seat, None)
-        self.emit("outspeed.eliminated", f"Seat {seat + 1} is eliminated: {why}.", seat=seat,
+        self.emit("outspeed.eliminated", f"{who(seat)} is eliminated: {why}.", seat=seat,
                   reason=why)
 
     def _check_side(self) -> None:
@@ -801,9 +848,9 @@ class Outspeed(Game):
         if not winners:
             text = "Every Ship was eliminated: no winner."
         elif len(winners) == 1:
-            text = f"Seat {winners[0] + 1} wins the race."
+            text = f"{who(winners[0])} wins the race."
         else:
-            text = "Shared victory: " + ", ".join(f"seat {s + 1}" for s in winners) + "."
+            text = f"Shared victory: {whom(winners)}."
         self.result = Result(scores, winners, text, {
             "order": order,
             "fuel": list(self.fuel),

@@ -454,12 +454,15 @@ class RiderBot:
         self._assigned.clear()
         hand = [f.label for f in wheel.faces]
         k = min(len(riders), len(hand))
+        held = view["hands"][table.seat]
+        if 1 < k < len(held):  # each face is the cards played (one card of the hand kept)
+            hand = list(held)
         others = self._others_move(table)
         move: dict[int, float] = {}
         stay: dict[tuple[int, int], float] = {}
         best: tuple[float, Selection] | None = None
         for sel in legal:
-            pick = hand[sel[CENTRE]]
+            pick = hand[sel[CENTRE]]  # keep_wheels: face i keeps hand[i]
             played = [pick] if k == 1 else [c for c in hand if c != pick]
             kept = [c for c in hand if c not in played]
             top = max(played, key=C.check_key)

@@ -35,6 +35,7 @@ from dialbox.engine import (
     Wheel,
     wheels,
 )
+from dialbox.engine.naming import who, whom
 from dialbox.games.pipcycle import cards as C
 from dialbox.games.pipcycle import grid as G
 
@@ -165,7 +166,11 @@ class MoveChoice:
     rider: Rider
     menu: MoveMenu
     ap: int
+    status: tuple[int, ...] = ()
+    """Each program's status (grid.statuses) from where the rider stands."""
 
+
+FACING_WORDS = {"N": "north", "E": "east", "S": "south", "W": "west"}
 
 END_FACES = (Face("ahead", 0, "ffffff"), Face("turn L", 1, "ffffff"),
              Face("turn R", 2, "ffffff"), Face("about", 3, "ffffff"))
@@ -178,6 +183,18 @@ def play_wheels(hand: tuple[str, ...], forced: bool) -> tuple[Wheel | None, Whee
     if forced:
         return wheels(None, Wheel.of((Face(all_cards_label(hand), 0, "ffffff"),)), None)
     return wheels(None, Wheel.of(tuple(card_face(c) for c in hand)), None)
+
+
+@lru_cache(maxsize=8192)
+def keep_wheels(hand: tuple[str, ...]) -> tuple[Wheel | None, Wheel | None, Wheel | None]:
+    """Every card but one is played: face i is the cards played when hand[i] is kept, so
+    the reveal shows what was played and never the card kept (it stays hidden in the hand).
+    Each face has the colour of its highest card."""
+    faces = []
+    for i in range(len(hand)):
+        played = tuple(sorted((c for k, c in enumerate(hand) if k != i), key=C.check_key))
+        faces.append(Face(all_cards_label(played), i, C.SUIT_COLOURS[C.suit(played[-1])]))
+    return wheels(None, Wheel.of(tuple(faces)), None)
 
 
 def all_cards_label(hand: tuple[str, ...]) -> str:
@@ -210,7 +227,6 @@ def card_face(card: str) -> Face:
     return Face(card, C.rank(card), C.SUIT_COLOURS[C.suit(card)])
 
 
-_SEAT_NAMES = tuple(f"Seat {s + 1}" for s in range(3))
 _MENUS: dict[tuple[int, tuple[int, ...]], MoveMenu] = {}
 
 
@@ -523,7 +539,8 @@ class PipCycle(Game):
         return {"S": "south", "N": "north", "W": "west", "E": "east"}[self.edges[seat]]
 
     def seat_name(self, seat: int) -> str:
-        return _SEAT_NAMES[seat]
+        """The player by colour, marked for event and result texts (`naming.who`)."""
+        return who(seat)
 
     def exhausted(self) -> Step:
         """Deck and hands ran out: Grid Escalation (no crash this round), else a reshuffle.
@@ -565,9 +582,11 @@ class PipCycle(Game):
                 text = "Play 1 card face down"
                 offered[s] = [[c] for c in hand]
             else:
-                text = f"Keep 1 card, play the other {k} face down"
+                text = f"Play {k} of your {len(hand)} cards face down"
                 offered[s] = [[c for c in hand if c != keep] for keep in hand]
-            asks.append(Ask(s, "pipcycle.play", text, play_wheels(tuple(hand), k == len(hand))))
+            ws = keep_wheels(tuple(hand)) if 1 < k < len(hand) else \
+                play_wheels(tuple(hand), k == len(hand))
+            asks.append(Ask(s, "pipcycle.play", text, ws))
         answers = yield self.sealed(asks)
         plays: dict[int, list[str]] = {}
         for s, choice in offered.items():
@@ -667,7 +686,7 @@ class PipCycle(Game):
         menu = move_menu(ap, status)
         text = f"Move {G.name(rider.at)}, {ap} AP: F fwd, L/R/U turn, ! crash"
         ask = Ask(rider.seat, "pipcycle.move", text, menu.wheels)
-        self.move = MoveChoice(ask, rider, menu, ap)
+        self.move = MoveChoice(ask, rider, menu, ap, status)
         ans = yield self.open(ask)
         self.move = None
         out = G.outcome(rider.at, rider.facing, ap, menu.nodes[ans[rider.seat][LEFT]], status)
@@ -751,13 +770,66 @@ class PipCycle(Game):
         if not winners:
             return False
         self.phase = "over"
-        names = " and ".join(self.seat_name(s) for s in winners)
+        names = whom(winners)
         text = f"{names} win{'s' * (len(winners) == 1)} PIP Cycle with " + \
             "-".join(str(c) for c in counts) + " trophies."
         self.result = Result({s: counts[s] for s in range(self.n)}, winners, text,
                              {"rounds": self.round, "trophies": [list(t) for t in self.trophies]})
         self.emit("game.over", text, winners=winners)
         return True
+
+    # ------------------------------------------------------------------ meanings
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """An answer as what it does: where a rider starts and which way it faces, the
+        cards played (never the card kept), which card goes on which rider, a match as a
+        Movement or a suit's power, a Movement as the points it passes."""
+        topic = ask.topic
+        if topic == "pipcycle.place":
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            facing = FACING_WORDS[G.FACINGS[G.INWARD[self.edges[ask.seat]]]]
+            return f"a rider on {wheel.faces[selection[CENTRE]].label}, facing {facing}"
+        if topic == "pipcycle.play":
+            hand = self.hands[ask.seat]
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            if len(wheel.faces) == 1 and len(hand) > 1:
+                played = list(hand)  # the whole hand (its one face may read "all 3")
+            else:
+                played = wheel.faces[selection[CENTRE]].label.split()  # a card, or cards
+            played.sort(key=C.check_key)
+            return ("plays " + " ".join(played) + " face down" if len(played) > 1
+                    else f"plays {played[0]} face down")
+        if topic == "pipcycle.assign":
+            left, right = ask.wheels[LEFT], ask.wheels[RIGHT]
+            assert left is not None and right is not None
+            point = right.faces[selection[RIGHT]].label.split()[0]
+            return f"{left.faces[selection[LEFT]].label} on the rider at {point}"
+        if topic == "pipcycle.match":
+            card = ask.text.split()[0]
+            if selection[CENTRE] == 0:
+                return f"{card} moves the rider (rank match)"
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            after = wheel.faces[selection[CENTRE]].label.split(":")[-1].strip()
+            return f"{card} as {C.SUIT_NAMES[C.suit(card)]}: Pips to {after}"
+        if topic == "pipcycle.move" and self.move is not None and self.move.ask is ask:
+            return self._move_meaning(self.move, selection)
+        return super().meaning(ask, selection)
+
+    def _move_meaning(self, m: MoveChoice, selection: Selection) -> str:
+        r = m.rider
+        out = G.outcome(r.at, r.facing, m.ap, m.menu.nodes[selection[LEFT]], m.status)
+        path = "-".join(G.name(p) for p in out.path)
+        if out.crash == "edge":
+            return f"{path}, crashes leaving the grid"
+        if out.crash == "line":
+            return f"{path}, crashes on a claimed line"
+        if out.crash == "occupied":
+            return f"{path}, crashes on the rider at {G.name(out.end)}"
+        facing = (out.facing + G.END_TURNS[selection[RIGHT]][1]) % 4
+        return f"{path}, ends facing {FACING_WORDS[G.FACINGS[facing]]}"
 
     # ------------------------------------------------------------------ legality
 

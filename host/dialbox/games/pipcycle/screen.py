@@ -10,6 +10,7 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
+from dialbox.engine.naming import colour_name
 from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.games.pipcycle import cards as C
 
@@ -29,7 +30,8 @@ def seat_style(seat: int | None) -> str:
 
 
 def seat_label(seat: int) -> str:
-    return f"Seat {seat + 1}"
+    """The seat by its colour, as in the game's texts and on the table screen."""
+    return colour_name(seat)
 
 
 def point(name: str) -> tuple[int, int] | None:

@@ -29,6 +29,7 @@ from dialbox.engine import (
     Wheel,
     wheels,
 )
+from dialbox.engine.naming import colour_name, who, whom
 from dialbox.games.pixoid.board import (
     DIRECTION_WORDS,
     Board,
@@ -63,6 +64,9 @@ def _direction_wheel(open_mask: int) -> Wheel:
             reasons[2 * k] = f"a wall is directly {DIRECTION_WORDS[k]} from this Pix"
     return Wheel.of(DIRECTION_FACES, [2 * k for k in range(4) if open_mask >> k & 1], reasons)
 
+
+ARROWS = ("\u2191", "\u2192", "\u2193", "\u2190")
+"""The board's directions (up, right, down, left) as arrows, for the table's reveal."""
 
 DIRECTION_WHEELS: tuple[Wheel | None, ...] = (None,) + tuple(
     _direction_wheel(m) for m in range(1, 16)
@@ -242,17 +246,36 @@ class Pixoid(Game):
 
     # ------------------------------------------------------------------ names
 
-    def seat_name(self, seat: int) -> str:
+    def seat_name(self, seat: int, marked: bool = True) -> str:
+        """The player at `seat` by colour (marked for event texts, `naming.who`; plain for
+        prompts and reasons), or the spare Bug."""
         if seat == SPARE and self.players == 3:
             return "the spare Bug"
-        return f"seat {seat + 1}"
+        return who(seat) if marked else colour_name(seat)
 
-    def cube_name(self, seat: int) -> str:
+    def cube_name(self, seat: int, marked: bool = True) -> str:
         if seat == self.pixoid:
-            return f"Pixoid ({self.seat_name(seat)})"
+            return f"Pixoid ({self.seat_name(seat, marked)})"
         if seat == SPARE and self.players == 3:
             return "the spare Bug"
-        return f"the Bug of {self.seat_name(seat)}"
+        return f"the Bug of {self.seat_name(seat, marked)}"
+
+    # ------------------------------------------------------------------ meanings
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """A move as the board direction it means with the distance ("→ right 3": with
+        arrows turned to each seat, the dialled arrow is turned to the board), a Starting
+        Pix with its place ("Starting Pix C (c4)")."""
+        if ask.topic == "pixoid.move":
+            d = self._direction(ask.seat, selection[0])
+            return f"{ARROWS[d]} {DIRECTION_WORDS[d]} {selection[1]}"
+        if ask.topic == "pixoid.start":
+            wheel = ask.wheels[2]
+            assert wheel is not None
+            i = selection[2]
+            return (f"Starting Pix {wheel.faces[i].label} "
+                    f"({self.board.pix_name(self.board.starts[i])})")
+        return super().meaning(ask, selection)
 
     # ------------------------------------------------------------------ the flow
 
@@ -326,7 +349,8 @@ class Pixoid(Game):
         for i, p in enumerate(starts):
             if p in self.cubes:
                 owner = self.cubes.index(p)
-                reasons[i] = f"Starting Pix {faces[i].label} is taken by {self.cube_name(owner)}"
+                reasons[i] = (f"Starting Pix {faces[i].label} is taken by "
+                              f"{self.cube_name(owner, marked=False)}")
         allowed = [i for i in range(len(faces)) if i not in reasons]
         role = "Pixoid" if seat == self.pixoid else "Bug"
         return Ask(
@@ -485,11 +509,11 @@ class Pixoid(Game):
     def _caught(self, catchers: list[int], pix: int, by_pixoid: bool) -> bool:
         self.caught = True
         if not self.quiet:
-            who = " and ".join(self.cube_name(b) for b in catchers)
+            names = " and ".join(self.cube_name(b) for b in catchers)
             how = "Pixoid runs into" if by_pixoid else "Pixoid is caught by"
             self.emit(
                 "pixoid.caught",
-                f"{how} {who} on {self.board.pix_name(pix)}!",
+                f"{how} {names} on {self.board.pix_name(pix)}!",
                 pix=pix, catchers=catchers, by_pixoid=by_pixoid,
             )
         return True
@@ -556,18 +580,14 @@ class Pixoid(Game):
                 text = f"{cap(self.seat_name(self.pixoid))} (Pixoid) wins the short game."
             else:
                 winners = [p for p in range(self.players) if p != self.pixoid]
-                text = "The Bugs catch Pixoid and win together."
+                text = f"The Bugs ({whom(winners)}) catch Pixoid and win together."
             scores = {p: int(p in winners) for p in range(self.players)}
         else:
             top = max(self.scores)
             winners = [p for p in range(self.players) if self.scores[p] == top]
-            names = ", ".join(self.seat_name(p) for p in winners)
-            text = (
-                f"{names} {'shares' if len(winners) > 1 else 'wins'} the victory "
-                f"with {top} points."
-            )
-            if len(winners) > 1:
-                text = f"{names} share the victory with {top} points."
+            names = whom(winners)
+            text = (f"{names} share the victory with {top} points." if len(winners) > 1
+                    else f"{names} wins with {top} points.")
             scores = dict(enumerate(self.scores))
         self.result = Result(scores, winners, text, {"rounds": list(self.history)})
         if not self.quiet:

@@ -7,9 +7,12 @@ from typing import Any
 
 from rich.text import Text
 
+from dialbox.engine.naming import colour_name
+from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.games.pixoid.board import DOWN, LEFT, RIGHT, UP
 
-SEAT_COLOURS = ("#e53935", "#fdd835", "#43a047", "#1e88e5")
+SEAT_COLOURS = tuple(f"#{rgb}" for _, rgb in PLAYER_COLOURS[:4])
+"""Each seat's colour, as on its controller and the table screen (Red, Blue, Green, Yellow)."""
 
 
 def draw(view: Mapping[str, Any]) -> Text:
@@ -67,10 +70,11 @@ def draw(view: Mapping[str, Any]) -> Text:
         colour = SEAT_COLOURS[s % 4]
         if s >= players:
             holder = view.get("spare")
-            label = f"spare Bug (held by seat {holder + 1})" if holder is not None else "spare Bug"
+            label = (f"spare Bug (held by {colour_name(holder)})" if holder is not None
+                     else "spare Bug")
         else:
             role = "Pixoid" if s == pixoid else "Bug"
             score = "" if view["short"] else f"  {view['scores'][s]} points"
-            label = f"seat {s + 1}: {role}{score}"
+            label = f"{colour_name(s)}: {role}{score}"
         out.append(f"  ■ {label}\n", style=colour)
     return out

@@ -25,13 +25,18 @@ from dialbox.engine import (
     Selection,
     Wheel,
 )
+from dialbox.engine.naming import colour_name, who
 from dialbox.engine.wheels import Wheels, number_faces
 from dialbox.games.stadium.components import TileSet, TrialTile
 from dialbox.games.stadium.medals import GOLD, MEDALS, Podium
 from dialbox.games.stadium.options import MAX_ENERGY, StadiumOptions
 
 TEAMS = ("blue", "red")
-"""Team 0 (the Blue Starz) sits on even seats, Team 1 (the Red Sunz) on odd seats."""
+"""Team 0 (the Blue Starz) sits on even seats, Team 1 (the Red Sunz) on odd seats: the
+Teams' keys in views, event data and results (machine names, never shown as words)."""
+TEAM_NAMES = ("Starz", "Sunz")
+"""The Teams in texts ("the Starz win"): not by colour, which names the seats (seat 1 is Red
+and plays for the Starz)."""
 
 # Right-wheel symbols: the rulebook's triangle, circle and crescent are faces A, B and C.
 TRIANGLE, CIRCLE, CRESCENT = 0, 1, 2
@@ -44,6 +49,11 @@ Step = Generator[Decision, dict[int, Selection], T]
 """Part of a Trial written as a sub-generator that returns a value."""
 Sub = Step[None]
 """A Trial (or part of one) written as a sub-generator of the game's flow."""
+
+
+def teams_text(totals: tuple[int, int] | list[int]) -> str:
+    """Both Teams' totals in words: "Starz 7, Sunz 5"."""
+    return f"{TEAM_NAMES[0]} {totals[0]}, {TEAM_NAMES[1]} {totals[1]}"
 
 
 def colour_digit(seat: int) -> int:
@@ -118,7 +128,7 @@ class StadiumBase(Game):
     def pass_token(self) -> None:
         """The first player token goes to the opposing player on the holder's left."""
         self.first = self.left_of(self.first)
-        self.emit("stadium.first_player", f"Seat {self.first + 1} is now the first player.",
+        self.emit("stadium.first_player", f"{who(self.first)} is now the first player.",
                   seat=self.first)
 
     # ------------------------------------------------------------ Energy
@@ -188,7 +198,7 @@ class StadiumBase(Game):
         answers = yield self.sealed(asks)
         bets = {s: self.face_value(answers[s], CENTRE) for s in answers}
         self.emit("stadium.wagers", "Wagers: " + ", ".join(
-            f"seat {s + 1} {v}" for s, v in sorted(bets.items())), wagers=bets)
+            f"{who(s)} {v}" for s, v in sorted(bets.items())), wagers=bets)
         return bets
 
     def face_value(self, sel: Selection, wheel: int) -> int:
@@ -228,12 +238,12 @@ class StadiumBase(Game):
                 else:
                     faces = number_faces(high)
                     wheel = Wheel.of(faces, range(low, high + 1), {
-                        v: f"seat {mate + 1} {verb} between {low} and {high} here"
+                        v: f"{colour_name(mate)} {verb} between {low} and {high} here"
                         for v in range(high + 1) if v < low
                     })
                     self.trial = {**self.trial, "share_to": mate, "share_left": left}
                     topic = "stadium.share.pay" if paying else "stadium.share.gain"
-                    text = f"Seat {mate + 1} {verb}? ({left} to share)"
+                    text = f"{colour_name(mate)} {verb}? ({left} to share)"
                     answers = yield self.open(self.ask(chooser, topic, text, (None, wheel, None)))
                     take = answers[chooser][CENTRE]
             if paying:
@@ -242,7 +252,7 @@ class StadiumBase(Game):
                 self.gain(mate, take)
             left -= take
             if take:
-                self.emit("stadium.energy", f"Seat {mate + 1} {verb} {take} Energy.",
+                self.emit("stadium.energy", f"{who(mate)} {verb} {take} Energy.",
                           seat=mate, amount=-take if paying else take)
 
     # ------------------------------------------------------------ Medals
@@ -250,8 +260,8 @@ class StadiumBase(Game):
     def award(self, team: int, medal: str, seat: int | None = None) -> None:
         self.medals[team][MEDALS.index(medal)] += 1
         self._awards.append({"team": TEAMS[team], "seat": seat, "medal": medal})
-        text = (f"The {TEAMS[team]} Team wins a {medal} Medal." if seat is None
-                else f"Seat {seat + 1} wins a {medal} Medal for the {TEAMS[team]} Team.")
+        text = (f"The {TEAM_NAMES[team]} win a {medal} Medal." if seat is None
+                else f"{who(seat)} wins a {medal} Medal for the {TEAM_NAMES[team]}.")
         self.emit("stadium.medal", text, team=TEAMS[team], seat=seat, medal=medal)
 
     def award_podium(self, podium: Podium, group: Iterable[int]) -> str | None:
@@ -273,7 +283,7 @@ class StadiumBase(Game):
 
     def award_gold(self, totals: tuple[int, int] | list[int], what: str) -> None:
         """A single-Gold Trial: the higher Team total wins; equal totals give both Gold."""
-        self.emit("stadium.totals", f"{what}: blue {totals[0]}, red {totals[1]}.",
+        self.emit("stadium.totals", f"{what}: {teams_text(totals)}.",
                   totals=list(totals))
         best = max(totals)
         for t in (0, 1):
@@ -290,10 +300,10 @@ class StadiumBase(Game):
         for i, medal in enumerate(MEDALS):
             if self.medals[team][i] > 0:
                 self.medals[team][i] -= 1
-                self.emit("stadium.medal_lost", f"The {TEAMS[team]} Team loses a {medal} Medal.",
+                self.emit("stadium.medal_lost", f"The {TEAM_NAMES[team]} lose a {medal} Medal.",
                           team=TEAMS[team], medal=medal)
                 return
-        self.emit("stadium.medal_lost", f"The {TEAMS[team]} Team has no Medal to lose.",
+        self.emit("stadium.medal_lost", f"The {TEAM_NAMES[team]} have no Medal to lose.",
                   team=TEAMS[team], medal=None)
 
     # ------------------------------------------------------------ the current Trial

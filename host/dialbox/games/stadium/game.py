@@ -9,10 +9,12 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from dialbox.engine import CENTRE, INACTIVE, RIGHT, Ask, Flow, InvalidPosition, Result, Selection
+from dialbox.engine.naming import who, whom
 from dialbox.games.stadium.base import (
     CIRCLE,
     CRESCENT,
     SYMBOL_NAMES,
+    TEAM_NAMES,
     TEAMS,
     TRIANGLE,
     StadiumBase,
@@ -23,7 +25,7 @@ from dialbox.games.stadium.base import (
     digit_seat,
     symbol_wheel,
 )
-from dialbox.games.stadium.components import KINDS, load_dice, load_tiles
+from dialbox.games.stadium.components import DIE_ABBREVIATIONS, KINDS, load_dice, load_tiles
 from dialbox.games.stadium.medals import BRONZE, GOLD, MEDALS, SILVER, points
 from dialbox.games.stadium.options import MAX_ENERGY, START_ENERGY, StadiumOptions
 from dialbox.games.stadium.trials import TRIALS
@@ -157,6 +159,8 @@ class Stadium(StadiumBase):
             snap["pending"] = self.pending_view(None)
             # The printed components in play (bots read the tiles' numbers and the dice).
             snap["components"] = {"tiles": self.opts.tiles, "dice": self.opts.dice}
+            # The Teams' names by team key (boards and panels name Teams, never by colour).
+            snap["team_names"] = {"blue": TEAM_NAMES[0], "red": TEAM_NAMES[1]}
             cached = self._view = (len(self.log), snap)
         if self.locked:
             return {**cached[1], "seat": seat, "pending": self.pending_view(seat)}
@@ -177,10 +181,66 @@ class Stadium(StadiumBase):
         rule = _CROSS_WHEEL.get(ask.topic)
         return None if rule is None else rule(self, ask, selection)
 
+    # ------------------------------------------------------------ what an answer means
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """An answer in the Trial's words: "Rest", "Compete, wager 5", "Attack Blue",
+        "Announce 7", "Pass to Green", "Re-roll the yellow die (3)"."""
+        topic = ask.topic
+        right = selection[RIGHT]
+        if topic == "stadium.wager":
+            return f"Wager {self._centre(ask, selection)}"
+        words = _SYMBOL_WORDS.get(topic)
+        if words is not None:
+            act = words.get(right, "")
+            if right == TRIANGLE and topic in _WITH_NUMBER:
+                return f"{act} {self._centre(ask, selection)}"
+            if topic == "stadium.taekwondo.action" and right == TRIANGLE:
+                return f"Attack {who(digit_seat(selection[CENTRE]))}"
+            if topic == "stadium.basketball.ball" and right != TRIANGLE:
+                return f"Pass to {who(digit_seat(selection[CENTRE]))}"
+            if topic == "stadium.pole_vault" and right == TRIANGLE and "rung" in self.trial:
+                return f"Jump the bar at {self.trial['rung']}"
+            return act
+        if topic in ("stadium.share.pay", "stadium.share.gain"):
+            verb = "pays" if topic == "stadium.share.pay" else "gets"
+            mate = self.trial.get("share_to")
+            amount = self._centre(ask, selection)
+            return (f"{who(mate)} {verb} {amount} Energy" if isinstance(mate, int)
+                    else f"{verb} {amount} Energy")
+        if topic == "stadium.golf.adjust":
+            rolled = self.trial.get("rolled")
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            hole = wheel.faces[selection[CENTRE]].value
+            if selection[CENTRE] == 0:
+                return f"Keep hole {rolled}" if rolled is not None else "Keep the roll"
+            cost = f" (costs {abs(hole - rolled)})" if isinstance(rolled, int) else ""
+            return f"Shift to hole {hole}{cost}"
+        if topic in ("stadium.archery.reroll", "stadium.fencing.reroll"):
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            face = wheel.faces[selection[CENTRE]]
+            if selection[CENTRE] == 0:
+                return "Shoot with these dice" if face.label == "Shoot" else "Keep these dice"
+            colour = next((c for c, a in DIE_ABBREVIATIONS.items()
+                           if face.label.startswith(a)), "")
+            shown = face.label[len(DIE_ABBREVIATIONS.get(colour, "")):]
+            return f"Re-roll the {colour} die (showing {shown})" if colour else \
+                f"Re-roll {face.label}"
+        return super().meaning(ask, selection)
+
+    @staticmethod
+    def _centre(ask: Ask, selection: Selection) -> str:
+        wheel = ask.wheels[CENTRE]
+        if wheel is None or not 0 <= selection[CENTRE] < len(wheel.faces):
+            return ""
+        return wheel.faces[selection[CENTRE]].label
+
     # ------------------------------------------------------------ the game
 
     def flow(self) -> Flow:
-        self.emit("stadium.first_player", f"Seat {self.first + 1} is the first player.",
+        self.emit("stadium.first_player", f"{who(self.first)} is the first player.",
                   seat=self.first)
         for index in range(self.revealed, len(self.track)):  # from a position: its next Trial
             key = self.track[index]
@@ -205,11 +265,13 @@ class Stadium(StadiumBase):
         pts = [points(self.medals[0]), points(self.medals[1])]
         if pts[0] == pts[1]:
             winners = list(range(self.n))
-            text = f"A draw: both Teams score {pts[0]} points."
+            text = (f"A draw: the {TEAM_NAMES[0]} and the {TEAM_NAMES[1]} score {pts[0]} "
+                    "points each.")
         else:
             win = 0 if pts[0] > pts[1] else 1
             winners = self.members(win)
-            text = f"The {TEAMS[win]} Team wins, {max(pts)} points to {min(pts)}."
+            text = (f"The {TEAM_NAMES[win]} ({whom(winners)}) win, {max(pts)} points to "
+                    f"{min(pts)}.")
         return Result(
             {s: pts[self.team(s)] for s in range(self.n)}, winners, text,
             {"points": {TEAMS[t]: pts[t] for t in (0, 1)},
@@ -265,6 +327,22 @@ def _bid(game: Stadium, ask: Ask, sel: Selection) -> str | None:
         return "We Pass takes no number: leave the centre wheel on '-'"
     return None
 
+
+_SYMBOL_WORDS: dict[str, dict[int, str]] = {
+    "stadium.sprint": {TRIANGLE: "Compete, wager", CRESCENT: "Rest"},
+    "stadium.basketball.ball": {TRIANGLE: "Shoot, wager"},
+    "stadium.basketball.defence": {TRIANGLE: "Block, wager", CRESCENT: "Intercept"},
+    "stadium.taekwondo.action": {CIRCLE: "Block", CRESCENT: "Wait"},
+    "stadium.weightlifting.lift": {TRIANGLE: "Lift", CRESCENT: "Pass"},
+    "stadium.weightlifting.retry": {TRIANGLE: "Re-roll (1 Energy)", CRESCENT: "Pass"},
+    "stadium.gymnastics.bid": {TRIANGLE: "Announce", CRESCENT: "We Pass"},
+    "stadium.anti_doping": {TRIANGLE: "Accuse", CIRCLE: "Rest", CRESCENT: "Dope"},
+    "stadium.pole_vault": {TRIANGLE: "Jump", CRESCENT: "Wait"},
+}
+"""What the right wheel's symbol means, per question (see `Stadium.meaning`)."""
+_WITH_NUMBER = {"stadium.sprint", "stadium.basketball.ball", "stadium.basketball.defence",
+                "stadium.weightlifting.lift", "stadium.gymnastics.bid"}
+"""Questions whose triangle reads the centre wheel's number (wager, weight, announcement)."""
 
 _CROSS_WHEEL: dict[str, Any] = {
     "stadium.sprint": _needs_zero_unless(TRIANGLE, "Rest takes no wager"),

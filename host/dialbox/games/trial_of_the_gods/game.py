@@ -32,6 +32,7 @@ from dialbox.engine import (
     Wheel,
     wheels,
 )
+from dialbox.engine.naming import who
 from dialbox.engine.seats import PLAYER_COLOURS
 from dialbox.engine.wheels import number_faces
 from dialbox.games.trial_of_the_gods import fight as F
@@ -63,6 +64,23 @@ UNLISTED_NAME = "an unlisted Enemy"
 UPGRADE_LABELS = {"attack": "Atk +1", "discovery": "Disc +1", "fervor": "Ferv +1",
                   "energy": "Ener +2", "vigor_limit": "Limit +2", "blessing": "Blessing"}
 UPGRADE_FACES = tuple(Face(UPGRADE_LABELS[u], i, "ffffff") for i, u in enumerate(T.UPGRADES))
+
+
+TRACK_WORDS = {"vigor": "Vigor", "damage": "Damage", "limit": "Limit Cube",
+               "energy": "Energy", "spend": "Energy spent", "champions": "Champion Tokens",
+               "dishonor": "Dishonor Tokens", "companions": "Companions", "temples": "Temples",
+               "islands": "Exploration Tokens", "fleece": "Golden Fleece Islands",
+               "cubes": "Cubes on the board"}
+"""Each track of `tracks.ITEMS` in full words (the wheel's labels are cut to 8 characters)."""
+_CHOICE_WORDS: dict[str, tuple[str, ...]] = {
+    "trial.done": ("done with this phase", "changes a track first"),
+    "trial.turn": ("ends the turn", "passes", "fights an Enemy", "changes a track"),
+}
+"""Questions answered by a word on the centre wheel: what each face means."""
+
+
+def _count(n: int, one: str, more: str) -> str:
+    return f"{n} {one if n == 1 else more}"
 
 
 def _digits(top: int) -> Wheel:
@@ -151,6 +169,7 @@ class TrialOfTheGods(Game):
         self.final: dict[str, Any] | None = None
 
     def seat_name(self, seat: int) -> str:
+        """The player by colour, plain (headlines, prompts); event texts use `naming.who`."""
         return SEAT_NAMES[seat]
 
     def snapshot(self) -> dict[str, Any]:
@@ -221,12 +240,12 @@ class TrialOfTheGods(Game):
         if topic == "trial.olympics_card":
             return f"{where}: {names} picks the Olympics card"
         if self.phase == "adventure" and self.active is not None:
-            who = self.seat_name(self.active)
+            active = self.seat_name(self.active)
             if topic == "trial.turn":
-                return f"{where}: {who}'s turn"
+                return f"{where}: {active}'s turn"
             if topic == "trial.track":
-                return f"{where}: {who} changes a track"
-            return f"{where}: {who} fights"
+                return f"{where}: {active} changes a track"
+            return f"{where}: {active} fights"
         if self.phase == "olympics":
             k = len(self.competition_reveals)
             if topic == "trial.competition":
@@ -282,12 +301,12 @@ class TrialOfTheGods(Game):
         ans = yield self.open(ask)
         key, delta = self._track_answer(ans[seat])
         if delta == 0:
-            self.emit("trial.track", f"{self.seat_name(seat)} changes no track.", seat=seat,
+            self.emit("trial.track", f"{who(seat)} changes no track.", seat=seat,
                       key=None, delta=0, discard_to=None)
             return
         change = T.change(self.tracks[seat], key, delta, self.rules)
         self.tracks[seat] = change.after
-        self.emit("trial.track", f"{self.seat_name(seat)}: " + "; ".join(change.notes),
+        self.emit("trial.track", f"{who(seat)}: " + "; ".join(change.notes),
                   seat=seat, key=key, delta=delta, discard_to=change.discard_to)
 
     @staticmethod
@@ -302,6 +321,75 @@ class TrialOfTheGods(Game):
             except T.TrackError as e:
                 return str(e)
         return None
+
+    # --- what an answer means
+
+    def meaning(self, ask: Ask, selection: Selection) -> str:
+        """An answer in the game's words: a track change as the rules apply it ("Vigor 5 ->
+        7"), an Enemy by its name, a Competition's values by their symbols, a count by
+        what it counts."""
+        topic, seat = ask.topic, ask.seat
+        left, centre, right = selection
+        words = _CHOICE_WORDS.get(topic)
+        if words is not None:
+            return words[centre]
+        if topic == "trial.track":
+            key, delta = self._track_answer(selection)
+            if delta == 0:
+                return "no change"
+            plain = f"{'+' if delta > 0 else ''}{delta} {TRACK_WORDS[key]}"
+            try:
+                notes = T.change(self.tracks[seat], key, delta, self.rules).notes
+            except T.TrackError:
+                return plain  # (not a legal answer: the rules refuse it)
+            said = "; ".join(notes)
+            return next((w for w in (said, notes[0] if notes else "")
+                         if w and len(w) <= 60), plain)
+        if topic == "trial.olympics_card" and self.offer is not None:
+            return f"takes {self.offer[1][centre]} as this round's Olympics card"
+        if topic == "trial.enemy":
+            enemies = self.pack.enemies
+            return f"fights {enemies[centre].name}" if centre < len(enemies) else \
+                "fights an Enemy not in the pack"
+        if topic == "trial.enemy_numbers":
+            kind = ("a Monster", "an Argonaut", "an injured Monster",
+                    "an injured Argonaut")[right]
+            return f"{kind}: Attack {left}, {_count(centre, 'die', 'dice')}"
+        if topic == "trial.attack":
+            extra = [", a free Temple" if left == 1 else "",
+                     f", +{right} Damage" if right else ""]
+            return f"Attack {centre}" + "".join(extra)
+        if topic == "trial.laurels":
+            return f"{_count(centre, 'Laurel', 'Laurels')} on the Enemy's card"
+        if topic == "trial.temple":
+            wheel = ask.wheels[CENTRE]
+            assert wheel is not None
+            return f"Upgrade: {T.UPGRADE_NAMES[T.UPGRADES[wheel.faces[centre].value]]}"
+        if topic == "trial.enemy_damage":
+            return f"suffers {centre} Damage" if centre else "no Damage"
+        if topic == "trial.fervor_bonus":
+            return f"Fervor bonus +{centre}"
+        if topic == "trial.skills":
+            return f"rolls {_count(centre, 'Skills die', 'Skills dice')}" if centre else \
+                "no Skills dice"
+        if topic == "trial.tiebreak":
+            symbol = ask.text.rsplit(" of ", 1)[-1]
+            return f"a total of {centre} {symbol}"
+        if topic == "trial.competition":
+            ol = self.olympics
+            syms = O.dial_symbols(ol.card) if ol is not None else ()
+            values = ([f"{sym} {(left, centre)[i]}" for i, sym in enumerate(syms[:2])]
+                      if syms else [f"total {left}"])
+            effect = ", with an Olympics Effect" if right == 1 else ""
+            return "card: " + ", ".join(values) + effect
+        if topic == "trial.effect":
+            return "uses the numbers" if centre == 0 else f"uses the Effect: {centre} Fervor"
+        if topic == "trial.restore":
+            return f"restores {centre} Energy" if centre else "restores no Energy"
+        if topic == "trial.count":
+            return (f"{_count(centre, 'Laurel', 'Laurels')} on Action Cards, "
+                    f"{_count(right, 'Animae card', 'Animae cards')}")
+        return super().meaning(ask, selection)
 
     # --- Dawn
 
@@ -330,7 +418,7 @@ class TrialOfTheGods(Game):
         else:
             chosen = drawn[0]
         self.revealed.append(chosen)
-        self.emit("trial.olympics_card", f"{self.seat_name(last)} reveals this round's "
+        self.emit("trial.olympics_card", f"{who(last)} reveals this round's "
                   f"Olympics card: {chosen}.", seat=last, card=chosen)
         yield from self.all_done(f"Round {self.round} Dawn: draw, buy, train; then done")
 
@@ -349,11 +437,11 @@ class TrialOfTheGods(Game):
                                               "your turn", wheels(None, Wheel.of(TURN), None)))
                     what = ans[s][CENTRE]
                     if what == 0:
-                        self.emit("trial.turn", f"{self.seat_name(s)} ends the turn.", seat=s)
+                        self.emit("trial.turn", f"{who(s)} ends the turn.", seat=s)
                         break
                     if what == 1:
                         self.passed.append(s)
-                        self.emit("trial.pass", f"{self.seat_name(s)} passes.", seat=s)
+                        self.emit("trial.pass", f"{who(s)} passes.", seat=s)
                         break
                     if what == 2:
                         yield from self.fight(s)
@@ -414,18 +502,18 @@ class TrialOfTheGods(Game):
                 self.enemies.pop(enemy.name, None)
         record = {"seat": seat, "round": self.round, **result.to_json(self.rules)}
         self.fights.append(record)
-        self.emit("trial.fight", f"{self.seat_name(seat)} fights {enemy.name}: "
+        self.emit("trial.fight", f"{who(seat)} fights {enemy.name}: "
                   + "; ".join(result.notes) + ".", seat=seat, enemy=enemy.name,
                   winner=result.winner)
         t = self.tracks[seat]
         if result.temple_claim and t.temples >= T.ISLANDS:  # no Temple can be free any more
-            self.emit("trial.temple", f"{self.seat_name(seat)} already holds all "
+            self.emit("trial.temple", f"{who(seat)} already holds all "
                       f"{T.ISLANDS} Temples.", seat=seat, upgrade=None)
         elif result.temple_claim and len(t.upgrades) == len(T.UPGRADES):
             # every Upgrade is active: the Temple is claimed, no Upgrade is left to choose
             change = T.change(t, "temples", 1, self.rules)
             self.tracks[seat] = change.after
-            self.emit("trial.temple", f"{self.seat_name(seat)} claims the Temple: +1 Temple; "
+            self.emit("trial.temple", f"{who(seat)} claims the Temple: +1 Temple; "
                       "every Upgrade is already active.", seat=seat, upgrade=None)
         elif result.temple_claim:
             free = [i for i, up in enumerate(T.UPGRADES) if up not in t.upgrades]
@@ -435,7 +523,7 @@ class TrialOfTheGods(Game):
             upgrade = T.UPGRADES[free[u[seat][CENTRE]]]
             change = T.claim_temple(self.tracks[seat], upgrade, self.rules)
             self.tracks[seat] = change.after
-            self.emit("trial.temple", f"{self.seat_name(seat)} claims the Temple: "
+            self.emit("trial.temple", f"{who(seat)} claims the Temple: "
                       + "; ".join(change.notes) + ".", seat=seat, upgrade=upgrade)
 
     # --- Enemy phase
@@ -455,7 +543,7 @@ class TrialOfTheGods(Game):
                     for _ in range(n - 1):
                         change = change.then(T.suffer_damage(change.after, 1, self.rules))
                 self.tracks[s] = change.after
-                self.emit("trial.damage", f"{self.seat_name(s)} suffers {n} Damage: "
+                self.emit("trial.damage", f"{who(s)} suffers {n} Damage: "
                           + "; ".join(change.notes) + ".", seat=s, damage=n,
                           discard_to=change.discard_to)
 
@@ -507,7 +595,7 @@ class TrialOfTheGods(Game):
             if heals:
                 t = T.heal(t, heals, self.rules).after
             self.tracks[s] = t
-            self.emit("trial.award", f"{self.seat_name(s)} is #{award.place}: "
+            self.emit("trial.award", f"{who(s)} is #{award.place}: "
                       f"{award.prize.describe()}.", seat=s, place=award.place)
         self.initiative = [int(p) for p in result.initiative]
         self.olympics_result = {"round": self.round,
@@ -518,7 +606,7 @@ class TrialOfTheGods(Game):
                                            for a in result.awards]}
         self.olympics = None
         self.emit("trial.initiative", "New Initiative: " + ", ".join(
-            self.seat_name(s) for s in self.initiative) + ".", order=list(self.initiative))
+            who(s) for s in self.initiative) + ".", order=list(self.initiative))
 
     def competition(self, ol: O.Olympics, k: int, syms: tuple[str, ...]) -> Step:
         """Competition k+1: every player dials, sealed, what the card they placed face down
@@ -555,7 +643,7 @@ class TrialOfTheGods(Game):
         self.olympics = ol
         self._record_competition(k, card, plays, ol.fervor, [])
         self.emit("trial.competition", f"Competition {k + 1}: " + ", ".join(
-            f"{self.seat_name(int(key))} +{O.card_fervor(card, p)}"
+            f"{who(int(key))} +{O.card_fervor(card, p)}"
             for key, p in plays.items()) + ".", competition=k + 1)
         return ol
 
@@ -590,7 +678,7 @@ class TrialOfTheGods(Game):
             if n:
                 change = T.restore_energy(self.tracks[s], n, self.rules)
                 self.tracks[s] = change.after
-                self.emit("trial.restore", f"{self.seat_name(s)}: " + "; ".join(change.notes)
+                self.emit("trial.restore", f"{who(s)}: " + "; ".join(change.notes)
                           + ".", seat=s)
         yield from self.all_done(f"Round {self.round} Sunset: sea monsters, blocks; then done")
 
@@ -613,7 +701,7 @@ class TrialOfTheGods(Game):
         final = S.score(tallies)
         self.final = final.to_json()
         self.result = final.to_result()
-        self.emit("game.over", final.text(), winners=self.result.winners)
+        self.emit("game.over", final.text(mark=True), winners=self.result.winners)
 
 
 __all__ = ["TrialOfTheGods", "TrialOptions", "INACTIVE"]

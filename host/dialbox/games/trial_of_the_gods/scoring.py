@@ -30,6 +30,7 @@ from enum import StrEnum
 from typing import Any, Literal
 
 from dialbox.engine import Result
+from dialbox.engine.naming import who
 from dialbox.engine.seats import PLAYER_COLOURS
 
 
@@ -106,8 +107,8 @@ def _seat_name(seat: int) -> str:
     return PLAYER_COLOURS[seat][0] if 0 <= seat < len(PLAYER_COLOURS) else f"seat {seat + 1}"
 
 
-def _seats_name(seats: Iterable[int]) -> str:
-    names = [_seat_name(s) for s in seats]
+def _seats_name(seats: Iterable[int], name: Callable[[int], str] | None = None) -> str:
+    names = [(name or _seat_name)(s) for s in seats]
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
@@ -361,13 +362,17 @@ class FinalScore:
         """Where a seat's VP came from: its placement in each ranking, in counting order."""
         return tuple(r.of(seat) for r in self.rankings)
 
-    def text(self) -> str:
+    def text(self, mark: bool = False) -> str:
+        """The result in one line; `mark`: seats as `naming.who` marks (for the engine's
+        Result and events, which record where each seat is named)."""
+        name = who if mark else _seat_name
         w = self.winner
-        head = f"{_seat_name(w.seat)} wins with {w.vp} VP"
+        head = f"{name(w.seat)} wins with {w.vp} VP"
         if w.decided_by is not Criterion.VP:
-            head += f" (tie with {_seats_name(s for s in w.tied_for_most if s != w.seat)}"
+            others = (s for s in w.tied_for_most if s != w.seat)
+            head += f" (tie with {_seats_name(others, name)}"
             head += f" broken by {w.decided_by.label})"
-        scores = ", ".join(f"{_seat_name(s)}: {self.vp[s]}" for s in self.standings)
+        scores = ", ".join(f"{name(s)}: {self.vp[s]}" for s in self.standings)
         return f"{head}. {scores}."
 
     def to_json(self) -> dict[str, Any]:
@@ -389,7 +394,7 @@ class FinalScore:
 
     def to_result(self) -> Result:
         """The engine's Result: VP per seat, the single winner, a text and `to_json()`."""
-        return Result(dict(self.vp), [self.winner.seat], self.text(), self.to_json())
+        return Result(dict(self.vp), [self.winner.seat], self.text(mark=True), self.to_json())
 
 
 def _check(tallies: Sequence[Tally]) -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dialbox.engine import CENTRE, RIGHT, DieFace
+from dialbox.engine.naming import who
 from dialbox.games.stadium.base import (
     CIRCLE,
     CRESCENT,
@@ -13,6 +14,7 @@ from dialbox.games.stadium.base import (
     colour_digit,
     digit_seat,
     symbol_wheel,
+    teams_text,
 )
 from dialbox.games.stadium.trials.rolls import reroll_prompt
 
@@ -38,8 +40,8 @@ def rugby(g: StadiumBase) -> Sub:
             cube += 1 if totals[0] > totals[1] else -1
         for s, v in bets.items():
             g.spend(s, v)
-        g.emit("stadium.rugby", f"Blue {totals[0]}, red {totals[1]}: cube at {cube}.",
-               totals=totals, cube=cube)
+        g.emit("stadium.rugby", f"{teams_text(totals)}: cube at {cube}.", totals=totals,
+               cube=cube)
     g.trial = {**g.trial, "cube": cube}
     g.award_winner(0 if cube > 0 else 1)
 
@@ -88,7 +90,7 @@ def fencing(g: StadiumBase) -> Sub:
             won = 0 if totals[0] > totals[1] else 1
             streak = streak + 1 if won == streak_team else 1
             streak_team = won
-        g.emit("stadium.fencing", f"Blue {totals[0]}, red {totals[1]}.", totals=totals,
+        g.emit("stadium.fencing", f"{teams_text(totals)}.", totals=totals,
                leader=None if streak_team is None else TEAMS[streak_team], streak=streak)
     g.award_winner(streak_team)
 
@@ -130,7 +132,7 @@ def taekwondo(g: StadiumBase) -> Sub:
             if act[b] == CIRCLE and b not in target.values():
                 hits[b] += damage
         g.emit("stadium.taekwondo", "; ".join(
-            f"seat {s + 1} " + ({TRIANGLE: f"attacks seat {target.get(s, 0) + 1}",
+            f"{who(s)} " + ({TRIANGLE: f"attacks {who(target.get(s, 0))}",
                                  CIRCLE: "blocks", CRESCENT: "waits"}[act[s]])
             for s in standing), actions={s: act[s] for s in standing}, targets=target)
         for s in standing:
@@ -139,7 +141,7 @@ def taekwondo(g: StadiumBase) -> Sub:
             g.score[s] = score - hits[s]
         fallen = [s for s in standing if (g.score[s] or 0) <= 0]
         for s in fallen:
-            g.emit("stadium.eliminated", f"Seat {s + 1} is eliminated.", seat=s)
+            g.emit("stadium.eliminated", f"{who(s)} is eliminated.", seat=s)
         standing = [s for s in standing if s not in fallen]
     left = {g.team(s) for s in standing}
     g.award_winner(left.pop() if len(left) == 1 else None)
@@ -184,7 +186,7 @@ def basketball(g: StadiumBase) -> Sub:
             scored = shot + face.value >= wall + margin
             if scored:
                 points[team] += 1
-            g.emit("stadium.shot", f"Seat {holder + 1} shoots {shot}+{face.value} against "
+            g.emit("stadium.shot", f"{who(holder)} shoots {shot}+{face.value} against "
                    f"{wall}: " + ("scores!" if scored else "misses."), seat=holder,
                    total=shot + face.value, block=wall, scored=scored, points=list(points))
             holder = g.left_of(holder)
@@ -198,11 +200,11 @@ def basketball(g: StadiumBase) -> Sub:
                         thief = d
                         break
             if thief is None:
-                g.emit("stadium.pass", f"Seat {holder + 1} passes to seat {receiver + 1}.",
+                g.emit("stadium.pass", f"{who(holder)} passes to {who(receiver)}.",
                        seat=holder, receiver=receiver)
                 holder = receiver
             else:
-                g.emit("stadium.intercept", f"Seat {thief + 1} intercepts the pass.",
+                g.emit("stadium.intercept", f"{who(thief)} intercepts the pass.",
                        seat=thief)
                 holder = thief
     g.trial = {**g.trial, "points": tuple(points)}

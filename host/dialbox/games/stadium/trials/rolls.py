@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from dialbox.engine import CENTRE, DIGIT_FACES, RIGHT, Die, DieFace, Face, Wheel
+from dialbox.engine.naming import who
 from dialbox.games.stadium.base import CRESCENT, TRIANGLE, StadiumBase, Step, Sub, symbol_wheel
 from dialbox.games.stadium.components import DIE_ABBREVIATIONS
 
@@ -26,12 +27,12 @@ def equestrian(g: StadiumBase) -> Sub:
             if total >= height:
                 cleared[s] += 1
                 g.score[s] = cleared[s]
-                g.emit("stadium.jump", f"Seat {s + 1} clears obstacle {k + 1} ({total}).",
+                g.emit("stadium.jump", f"{who(s)} clears obstacle {k + 1} ({total}).",
                        seat=s, obstacle=k + 1, total=total, cleared=True)
             else:
                 riding.remove(s)
                 g.score[s] = cleared[s]
-                g.emit("stadium.jump", f"Seat {s + 1} fails obstacle {k + 1} ({total}) "
+                g.emit("stadium.jump", f"{who(s)} fails obstacle {k + 1} ({total}) "
                        "and is eliminated.", seat=s, obstacle=k + 1, total=total, cleared=False)
     if not g.opts.equestrian_zero_ranked:
         cleared = {s: c for s, c in cleared.items() if c > 0}
@@ -78,10 +79,10 @@ def golf(g: StadiumBase) -> Sub:
                 target = None
             if target is not None:
                 flags[target][team] = True
-                g.emit("stadium.golf", f"Seat {s + 1} places a cube at hole {target}.",
+                g.emit("stadium.golf", f"{who(s)} places a cube at hole {target}.",
                        seat=s, hole=target)
             else:
-                g.emit("stadium.golf", f"Seat {s + 1} places no cube.", seat=s, hole=None)
+                g.emit("stadium.golf", f"{who(s)} places no cube.", seat=s, hole=None)
             publish()
     g.award_gold([sum(flags[h][t] for h in holes) for t in (0, 1)], "Holes claimed")
 
@@ -112,7 +113,7 @@ def weightlifting(g: StadiumBase) -> Sub:
             heavier = [i for i, (w, _, _) in enumerate(table, 1) if w > best.get(s, 0)]
             if not heavier or g.energy[s] < 1:
                 out.add(s)
-                g.emit("stadium.pass", f"Seat {s + 1} must Pass.", seat=s)
+                g.emit("stadium.pass", f"{who(s)} must Pass.", seat=s)
                 continue
             wheel = Wheel.of(faces, [0, *heavier], {
                 i: "choose a weight heavier than your last Lift" for i in range(len(faces))})
@@ -121,7 +122,7 @@ def weightlifting(g: StadiumBase) -> Sub:
             answers = yield g.open(ask)
             if answers[s][RIGHT] != TRIANGLE:
                 out.add(s)
-                g.emit("stadium.pass", f"Seat {s + 1} Passes.", seat=s)
+                g.emit("stadium.pass", f"{who(s)} Passes.", seat=s)
                 continue
             weight, low, high = table[answers[s][CENTRE] - 1]
             g.trial = {**g.trial, "lifter": s, "weight": weight}
@@ -131,12 +132,12 @@ def weightlifting(g: StadiumBase) -> Sub:
                 if low <= face.value <= high:
                     best[s] = weight
                     g.score[s] = weight
-                    g.emit("stadium.lift", f"Seat {s + 1} lifts {weight}.", seat=s,
+                    g.emit("stadium.lift", f"{who(s)} lifts {weight}.", seat=s,
                            weight=weight)
                     break
                 if g.energy[s] < 1:
                     out.add(s)
-                    g.emit("stadium.pass", f"Seat {s + 1} fails {weight} and must Pass.",
+                    g.emit("stadium.pass", f"{who(s)} fails {weight} and must Pass.",
                            seat=s)
                     break
                 retry = g.ask(s, "stadium.weightlifting.retry",
@@ -146,7 +147,7 @@ def weightlifting(g: StadiumBase) -> Sub:
                 again = yield g.open(retry)
                 if again[s][RIGHT] != TRIANGLE:
                     out.add(s)
-                    g.emit("stadium.pass", f"Seat {s + 1} Passes.", seat=s)
+                    g.emit("stadium.pass", f"{who(s)} Passes.", seat=s)
                     break
     g.award_ranking(best)
 
@@ -188,5 +189,5 @@ def archery(g: StadiumBase) -> Sub:
             shown[pick] = yield from g.roll_die(colours[pick], s)
         totals[s] = sum(f.value for f in shown)
         g.score[s] = totals[s]
-        g.emit("stadium.shot", f"Seat {s + 1} scores {totals[s]}.", seat=s, total=totals[s])
+        g.emit("stadium.shot", f"{who(s)} scores {totals[s]}.", seat=s, total=totals[s])
     g.award_ranking(totals)

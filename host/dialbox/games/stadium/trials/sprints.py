@@ -5,6 +5,7 @@ from __future__ import annotations
 from math import prod
 
 from dialbox.engine import CENTRE, RIGHT
+from dialbox.engine.naming import who
 from dialbox.games.stadium.base import CRESCENT, TRIANGLE, StadiumBase, Step, Sub, symbol_wheel
 from dialbox.games.stadium.medals import Podium
 
@@ -21,7 +22,7 @@ def track_cycling(g: StadiumBase) -> Sub:
         price = values[rank + 1] if rank + 1 < len(values) else 0
         for s in group:
             g.spend(s, price)
-            g.emit("stadium.energy", f"Seat {s + 1} spends {price} Energy.", seat=s,
+            g.emit("stadium.energy", f"{who(s)} spends {price} Energy.", seat=s,
                    amount=-price)
         g.award_podium(podium, group)
 
@@ -61,10 +62,10 @@ def compete_or_rest(g: StadiumBase) -> Step[dict[int, int]]:
             g.spend(s, bets[s])
         else:
             got = g.gain(s, gain)
-            g.emit("stadium.rest", f"Seat {s + 1} rests and gains {got} Energy.", seat=s,
+            g.emit("stadium.rest", f"{who(s)} rests and gains {got} Energy.", seat=s,
                    amount=got)
     g.emit("stadium.wagers", "Competing: " + (", ".join(
-        f"seat {s + 1} {v}" for s, v in sorted(bets.items())) or "nobody"), wagers=bets)
+        f"{who(s)} {v}" for s, v in sorted(bets.items())) or "nobody"), wagers=bets)
     g.trial = {**g.trial, "competitors": tuple(sorted(bets))}
     return bets
 

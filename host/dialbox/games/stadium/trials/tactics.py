@@ -5,10 +5,11 @@ from __future__ import annotations
 from functools import lru_cache
 
 from dialbox.engine import CENTRE, DIGIT_FACES, LETTER_FACES, RIGHT, Face, Wheel
+from dialbox.engine.naming import who, whom
 from dialbox.games.stadium.base import (
     CIRCLE,
     CRESCENT,
-    TEAMS,
+    TEAM_NAMES,
     TRIANGLE,
     StadiumBase,
     Sub,
@@ -43,7 +44,7 @@ def pole_vault(g: StadiumBase) -> Sub:
         answers = yield g.sealed(asks)
         jumpers = [s for s in vaulters if answers[s][RIGHT] == TRIANGLE]
         g.emit("stadium.vault", f"Bar at {rung}: " + (
-            "jumping " + ", ".join(f"seat {s + 1}" for s in jumpers) if jumpers
+            "jumping " + whom(jumpers) if jumpers
             else "nobody jumps") + ".", rung=rung, jumpers=jumpers)
         if jumpers:
             for s in jumpers:
@@ -97,12 +98,12 @@ def team_gymnastics(g: StadiumBase) -> Sub:
                 last = centre.faces[sel[CENTRE]].value
                 last_by_team[team] = last
                 announcer[team] = s
-                g.emit("stadium.announce", f"Seat {s + 1} announces {last}.", seat=s,
+                g.emit("stadium.announce", f"{who(s)} announces {last}.", seat=s,
                        number=last)
                 continue
             winner = 1 - team
             cost = last_by_team[winner] or 0
-            g.emit("stadium.pass", f"Seat {s + 1} Passes for the {TEAMS[team]} Team.", seat=s)
+            g.emit("stadium.pass", f"{who(s)} Passes for the {TEAM_NAMES[team]}.", seat=s)
             chooser = announcer[winner]
             if chooser is None:
                 chooser = g.members(winner)[0]
@@ -121,13 +122,13 @@ def anti_doping(g: StadiumBase) -> Sub:
                                   (None, None, wheel)) for s in pair])
     act = {s: answers[s][RIGHT] for s in pair}
     names = {TRIANGLE: "Accuse", CIRCLE: "Rest", CRESCENT: "Dope"}
-    g.emit("stadium.anti_doping", ", ".join(f"seat {s + 1}: {names[act[s]]}" for s in pair),
+    g.emit("stadium.anti_doping", ", ".join(f"{who(s)}: {names[act[s]]}" for s in pair),
            choices={s: names[act[s]] for s in pair})
     for s, other in ((pair[0], pair[1]), (pair[1], pair[0])):
         team = g.team(s)
         if act[s] == CRESCENT:
             if act[other] == TRIANGLE:
-                g.emit("stadium.caught", f"Seat {s + 1} is caught doping.", seat=s)
+                g.emit("stadium.caught", f"{who(s)} is caught doping.", seat=s)
                 g.lose_highest_medal(team)
             else:
                 yield from g.share(s, team, int(g.tile.number("dope_gain")), paying=False)
