@@ -237,6 +237,14 @@ def test_the_screen_fits_every_game_from_a_phone_to_a_tv(tmp_path: Path) -> None
                         problems.append(f"{where} key text missing: {sorted(whats)}")
                     if look["chips"]:
                         problems.append(f"{where} the prompt's chips are shown beside the seats'")
+                # boards that fit by rearranging rather than shrinking (their own CSS)
+                scale = look["scale"]
+                if game == "stadium" and layout == "phone" and scale < 0.8:
+                    problems.append(f"{where} Stadium's board is drawn at scale {scale}")
+                if game == "trial-of-the-gods" and layout != "phone":
+                    least = 0.5 if moment == "result" else 0.6  # (the end adds the final rankings)
+                    if scale < least:
+                        problems.append(f"{where} the board is drawn at scale {scale} < {least}")
                 # what each moment shows
                 if moment == "lock":
                     if not look["alllocked"] or look["reveal"] is not None:

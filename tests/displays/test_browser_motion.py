@@ -380,3 +380,141 @@ def test_outspeed_ships_race_along_the_track_and_jump_with_motion_off(tmp_path: 
     # Motion off, and reduced motion: at the end at once.
     check_ships(seen["off"], found["move"][0].board["zones"])
     check_ships(seen["reduced"], found["move"][1].board["zones"])
+
+
+# ---------------------------------------------------------------- PIP Cycle
+
+RIDERS = """() => {
+  """ + BOX + """
+  const svg = document.querySelector('[data-board=pipcycle] svg[data-grid]');
+  const frames = (a) => a.effect.getKeyframes().map(f => [f.transform, f.opacity ?? null]);
+  return {
+    svg: box(svg),
+    points: Object.fromEntries([...svg.querySelectorAll('circle[data-point]')].map(c =>
+      [c.dataset.point, [Number(c.getAttribute('cx')), Number(c.getAttribute('cy'))]])),
+    riders: [...svg.querySelectorAll('[data-rider]')].map(e => {
+      const a = e.getAnimations();
+      return { rider: Number(e.dataset.rider), at: e.dataset.at,
+        moving: e.classList.contains('moving'), from: e.dataset.from || null,
+        animations: a.length, frames: a.length ? frames(a[0]) : [],
+        end: e.style.transform, box: box(e.querySelector('rect')),
+        point: box(svg.querySelector(`circle[data-point="${e.dataset.at}"]`)) };
+    }),
+    wrecks: [...svg.querySelectorAll('[data-crashing]')].map(e => {
+      const a = e.getAnimations();
+      return { rider: Number(e.dataset.crashing), animations: a.length,
+        frames: a.length ? frames(a[0]) : [], opacity: getComputedStyle(e).opacity };
+    }),
+  };
+}"""
+
+
+def drawn(board: dict[str, Any]) -> dict[str, Any]:
+    """The board as PIP Cycle's renderer draws it: while the next round's riders are placed,
+    the round that just ended (its riders, its last Movement)."""
+    prev = board.get("previous")
+    if prev and board.get("phase") == "place":
+        return {**board, "riders": prev["riders"], "last_move": prev["last_move"]}
+    return board
+
+
+def pipcycle_moments(rec: Recorded) -> dict[str, Any]:
+    """A Movement of two points or more (before, after), and one that ends in a crash."""
+    states = [s for s in rec.states if s.board and "riders" in s.board]
+    found: dict[str, Any] = {}
+    for a, b in zip(states, states[1:], strict=False):
+        ba, bb = drawn(a.board), drawn(b.board)  # type: ignore[arg-type]
+        was = {r["id"]: r["at"] for r in ba["riders"]}
+        now = {r["id"]: r["at"] for r in bb["riders"]}
+        lm = bb["last_move"]
+        if not lm or lm["rider"] not in was or was[lm["rider"]] != lm["path"][0]:
+            continue
+        moved = {i for i in was if i in now and was[i] != now[i]}
+        if (lm["crash"] is None and moved == {lm["rider"]} and len(lm["path"]) >= 3
+                and now[lm["rider"]] == lm["path"][-1] and "move" not in found):
+            found["move"] = (a, b)
+        if (lm["crash"] and lm["rider"] not in now and len(lm["path"]) >= 2 and not moved
+                and "crash" not in found):
+            found["crash"] = (a, b)
+    assert {"move", "crash"} <= set(found), f"the recording lacks {found.keys()}"
+    return found
+
+
+async def look_at_pipcycle(found: dict[str, Any], page: Any, push: Any,
+                           seen: dict[str, Any]) -> None:
+    for key in ("move", "crash"):
+        before, after = found[key]
+        await push(before)
+        await page.evaluate(FINISH)
+        seen[key + "-before"] = await page.evaluate(RIDERS)
+        await push(after)
+        seen[key + "-moving"] = await page.evaluate(RIDERS)
+        await page.screenshot(path=artifacts() / f"motion-pipcycle-{key}.png")
+        await page.evaluate(FINISH)
+        seen[key + "-moved"] = await page.evaluate(RIDERS)
+    before, after = found["move"]
+    await page.evaluate(MOTION, True)
+    await push(before)
+    await push(after)
+    seen["off"] = await page.evaluate(RIDERS)
+    await page.evaluate(MOTION, False)
+    await push(before)
+    await page.evaluate(FINISH)
+    await page.emulate_media(reduced_motion="reduce")
+    await push(after)
+    seen["reduced"] = await page.evaluate(RIDERS)
+
+
+def check_riders(facts: dict[str, Any], board: dict[str, Any]) -> None:
+    """Every rider stands on its point, unanimated; nothing left of a crashed one."""
+    assert {r["rider"]: r["at"] for r in facts["riders"]} == \
+        {r["id"]: r["at"] for r in drawn(board)["riders"]}
+    for r in facts["riders"]:
+        assert r["animations"] == 0 and not r["moving"], r
+        assert centre(r["box"]) == pytest.approx(centre(r["point"]), abs=1), r
+        assert xy(r["end"]) == tuple(facts["points"][r["at"]])
+    assert all(w["animations"] == 0 and w["opacity"] == "0" for w in facts["wrecks"])
+
+
+def test_pipcycle_riders_ride_their_movement_and_jump_with_motion_off(tmp_path: Path) -> None:
+    found = pipcycle_moments(Recorded("pipcycle", seed=7, players=3).play())
+
+    async def look(page: Any, push: Any, seen: dict[str, Any]) -> None:
+        await look_at_pipcycle(found, page, push, seen)
+
+    seen = asyncio.run(on_page(tmp_path / "chromium-profile", look))
+    assert seen["errors"] == []
+
+    # The rider that moved rides its Movement point by point ("c4-c5-d5"), from where it stood
+    # to where the rules put it; the others stay still.
+    before, after = found["move"]
+    check_riders(seen["move-before"], before.board)
+    lm = drawn(after.board)["last_move"]
+    points = seen["move-moving"]["points"]
+    for r in seen["move-moving"]["riders"]:
+        if r["rider"] != lm["rider"]:
+            assert r["animations"] == 0, r
+            continue
+        assert r["moving"] and r["animations"] >= 1 and r["from"] == lm["path"][0]
+        assert [xy(t) for t, _o in r["frames"]] == [tuple(points[p]) for p in lm["path"]]
+        assert r["at"] == lm["path"][-1] and xy(r["end"]) == tuple(points[lm["path"][-1]])
+    assert lm["rider"] in {r["rider"] for r in seen["move-moving"]["riders"]}
+    check_riders(seen["move-moved"], after.board)
+    assert seen["move-moving"]["svg"] == seen["move-moved"]["svg"] == seen["move-before"]["svg"]
+
+    # A crash: the rider rides its path to the crash and fades there; then it is off the grid.
+    before, after = found["crash"]
+    check_riders(seen["crash-before"], before.board)
+    lm = drawn(after.board)["last_move"]
+    wrecks = seen["crash-moving"]["wrecks"]
+    assert [w["rider"] for w in wrecks] == [lm["rider"]]
+    frames = wrecks[0]["frames"]
+    assert [xy(t) for t, _o in frames[:-1]] == [tuple(points[p]) for p in lm["path"]]
+    assert xy(frames[-1][0]) == tuple(points[lm["path"][-1]]) and float(frames[-1][1]) == 0
+    assert lm["rider"] not in {r["rider"] for r in seen["crash-moving"]["riders"]}
+    check_riders(seen["crash-moved"], after.board)
+
+    # Motion off, and the system's reduced motion: at the end at once, unanimated.
+    before, after = found["move"]
+    check_riders(seen["off"], after.board)
+    check_riders(seen["reduced"], after.board)

@@ -2,6 +2,7 @@
 // its player's colour, the riders (dice showing their Pips, an arrow for their facing), this
 // round's crashes, the card check of the exchange (face up, in check order, the winner marked),
 // each player's trophies, dice in reserve and hand (counted: card backs only), the deck.
+// After a reveal a rider rides its Movement point by point instead of jumping.
 // Loaded by the page after screen.js; see docs/displays.md, "A game's board renderer".
 "use strict";
 (() => {
@@ -18,6 +19,9 @@
     6: [[-1, -1], [1, -1], [-1, 0], [1, 0], [-1, 1], [1, 1]],
   };
   const FACING_STEP = { N: [0, -1], E: [1, 0], S: [0, 1], W: [-1, 0] };  // on screen (y down)
+  const TURN_OVER_MS = 700;    // the reveal's cards turn over (screen.css, .flip) before riders ride
+  const LEG_MS = 180;          // per point ridden
+  const RIDE_MAX_MS = 2000;    // a long ride goes faster
 
   style("pipcycle", `
 .pc-panel { min-width: min(360px, calc(100vw - 32px)); }
@@ -43,6 +47,7 @@
   border-radius: 999px; font-size: 11px; font-weight: 800; padding: 1px 6px; }
 .pc-crashes { margin: 0; padding-left: 18px; font-size: 14px; }
 .pc-crashes li { margin-bottom: 2px; }
+.pc-panel .pc-rider { will-change: transform; }
 `);
 
   const num = (x) => (typeof x === "number" ? x : Array.isArray(x) ? x.length : 0);
@@ -58,6 +63,106 @@
     return lum > 150 ? "#111" : "#fff";
   }
   const cardText = (card) => String(card).slice(0, -1) + (SUIT_SIGNS[String(card).slice(-1)] || "");
+
+  // ------------------------------------------------------------ riding
+  // Every state draws the board anew (and so does the page's once-a-second redraw), so the
+  // riders' last points and their rides in progress live here, outside the drawing: a ride
+  // starts when a rider's point changes and a redraw mid-ride resumes it where it has got to.
+  // A rider that crashed rides to its crash and fades out there (it is off the grid in the view).
+
+  const riding = { key: null, pid: null, shownAt: -Infinity, last: new Map(), rides: new Map(), wrecks: new Map() };
+
+  const stillWanted = () => document.body.dataset.motion !== "off"
+    && !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+
+  const spot = (x, y) => `translate(${x}px, ${y}px)`;
+  const samePoint = (a, z) => !!a && !!z && a[0] === z[0] && a[1] === z[1];
+
+  function pointsRidden(b, id, from, to) {
+    // The points from `from` to `to`: the Movement's own path when the view holds it for this
+    // rider, otherwise along the row and then the column (one point at a time either way).
+    const lm = b.last_move;
+    if (lm && lm.rider === id && Array.isArray(lm.path)) {
+      const pts = lm.path.map(parsePoint);
+      if (pts.length > 1 && pts.every(Boolean) && samePoint(pts[0], from) && samePoint(pts[pts.length - 1], to)) return pts;
+    }
+    const pts = [from];
+    let [x, y] = from;
+    while (x !== to[0]) { x += Math.sign(to[0] - x); pts.push([x, y]); }
+    while (y !== to[1]) { y += Math.sign(to[1] - y); pts.push([x, y]); }
+    return pts;
+  }
+
+  function track(v, b, X, Y) {
+    // Compare each rider's point with the one drawn last; start a ride for each that changed.
+    const key = [v.table, v.number, v.game, b.grid || 9].join("|");
+    if (key !== riding.key) {
+      Object.assign(riding, { key, pid: v.reveal ? v.reveal.pid : null, shownAt: -Infinity });
+      riding.last.clear(); riding.rides.clear(); riding.wrecks.clear();
+    }
+    const now = performance.now(), on = stillWanted();
+    if (v.reveal && v.reveal.pid !== riding.pid) { riding.pid = v.reveal.pid; riding.shownAt = now; }
+    const wait = Math.max(0, riding.shownAt + TURN_OVER_MS - now);
+    const timed = (pts, extra) => ({ frames: pts.map(([x, y]) => ({ transform: spot(X(x), Y(y)) })), t0: now, wait,
+      length: Math.min(RIDE_MAX_MS, Math.max(1, pts.length - 1) * LEG_MS), ...extra });
+    const done = (ride) => now - ride.t0 >= ride.wait + ride.length;
+    const here = new Map((b.riders || []).map((r) => [r.id, r]));
+    for (const r of here.values()) {
+      const before = riding.last.get(r.id);
+      let ride = on ? riding.rides.get(r.id) : null;
+      if (on && before && before.at !== r.at) {
+        const pts = pointsRidden(b, r.id, [before.x, before.y], [r.x, r.y]);
+        ride = timed(pts, { to: r.at, from: before.at });
+      }
+      if (ride && (ride.to !== r.at || done(ride))) ride = null;
+      if (ride) riding.rides.set(r.id, ride); else riding.rides.delete(r.id);
+    }
+    // Riders gone since the last draw: the one whose Movement crashed rides its path first.
+    const lm = b.last_move;
+    for (const [id, before] of riding.last) {
+      if (here.has(id)) continue;
+      riding.rides.delete(id);
+      const pts = lm && lm.crash && lm.rider === id && Array.isArray(lm.path) ? lm.path.map(parsePoint) : [];
+      if (on && pts.length && pts.every(Boolean) && samePoint(pts[0], [before.x, before.y])) {
+        const ride = timed(pts, { rider: before, end: pts[pts.length - 1] });
+        ride.frames = ride.frames.map((f) => ({ ...f, opacity: 1 }));
+        ride.frames.push({ transform: ride.frames[ride.frames.length - 1].transform, opacity: 0 });
+        riding.wrecks.set(id, ride);
+      }
+    }
+    for (const [id, ride] of riding.wrecks) if (!on || done(ride) || here.has(id)) riding.wrecks.delete(id);
+    riding.last = new Map([...here].map(([id, r]) => [id, { ...r }]));
+    return now;
+  }
+
+  function ride(el, run, now, from) {
+    // Play a ride (or go on with it) on an element that already stands where it ends.
+    if (from) { el.classList.add("moving"); el.setAttribute("data-from", from); }
+    const anim = el.animate(run.frames, { duration: run.length, delay: run.wait, fill: "backwards", easing: "ease-in-out" });
+    anim.currentTime = Math.max(0, now - run.t0);
+    if (from) anim.finished.then(() => { el.classList.remove("moving"); el.removeAttribute("data-from"); }, () => {});
+    return anim;
+  }
+
+  function die(v, r, attrs) {
+    // A rider drawn round (0, 0): its transform puts it on its point (and a ride animates it).
+    const half = 17, col = seatOf(v, r.seat).colour;
+    const g = s("g", { class: "pc-rider", ...attrs });
+    const [dx, dy] = FACING_STEP[r.facing] || [0, -1];
+    const tip = [dx * (half + 13), dy * (half + 13)];
+    const base = [dx * (half + 2), dy * (half + 2)];
+    const side = [-dy * 9, dx * 9];
+    g.append(s("polygon", { points: `${tip[0]},${tip[1]} ${base[0] + side[0]},${base[1] + side[1]} ${base[0] - side[0]},${base[1] - side[1]}`,
+      fill: "#ffffff", stroke: "#111", "stroke-width": 1.5, "data-arrow": r.facing }));
+    g.append(s("rect", { x: -half, y: -half, width: 2 * half, height: 2 * half, rx: 6, fill: hex(col),
+      stroke: "#ffffff", "stroke-width": 2.5 }));
+    for (const [px, py] of PIPS[r.pips] || []) {
+      g.append(s("circle", { cx: px * 9, cy: py * 9, r: 3.4, fill: inkOn(col) }));
+    }
+    return g;
+  }
+
+  // ------------------------------------------------------------ drawing
 
   function grid(v, b) {
     const n = b.grid || 9;
@@ -105,6 +210,7 @@
       svg.append(s("polyline", { points: pts, fill: "none", stroke: "#ffffff", "stroke-width": 2,
         "stroke-dasharray": "5 5", opacity: 0.8, "data-last-move": lm.rider }));
     }
+    const now = track(v, b, X, Y);
     // this round's crashes: the line hit (if any) outlined, a red burst on the point
     for (const c of b.crashes || []) {
       const at = parsePoint(c.at);
@@ -121,24 +227,26 @@
           stroke: "#ff1744", "stroke-width": 6, "stroke-linecap": "round" }),
         s("title", {}, crashWords(v, c)));
       svg.append(g);
+      const wreck = riding.wrecks.get(c.rider);  // the burst shows once its rider gets there
+      if (wreck) g.animate([{ opacity: 0 }, { opacity: 1 }],
+        { duration: 150, delay: wreck.wait + wreck.length - (now - wreck.t0), fill: "backwards" });
     }
-    // the riders: a die in the player's colour with its Pips, a triangle on its facing side
+    // the riders: a die in the player's colour with its Pips, a triangle on its facing side;
+    // a rider that just moved rides there from its last point, one that crashed rides to its end
+    for (const [id, wreck] of riding.wrecks) {
+      const [ex, ey] = wreck.end;
+      const g = die(v, wreck.rider, { "data-crashing": id, "aria-hidden": "true",
+        style: `transform:${spot(X(ex), Y(ey))};opacity:0` });
+      svg.append(g);
+      ride(g, wreck, now);
+    }
     for (const r of b.riders || []) {
-      const cx = X(r.x), cy = Y(r.y), half = 17, col = seatOf(v, r.seat).colour;
-      const g = s("g", { "data-rider": r.id, "data-seat": r.seat, "data-at": r.at, "data-facing": r.facing, "data-pips": r.pips });
-      const [dx, dy] = FACING_STEP[r.facing] || [0, -1];
-      const tip = [cx + dx * (half + 13), cy + dy * (half + 13)];
-      const base = [cx + dx * (half + 2), cy + dy * (half + 2)];
-      const side = [-dy * 9, dx * 9];
-      g.append(s("polygon", { points: `${tip[0]},${tip[1]} ${base[0] + side[0]},${base[1] + side[1]} ${base[0] - side[0]},${base[1] - side[1]}`,
-        fill: "#ffffff", stroke: "#111", "stroke-width": 1.5, "data-arrow": r.facing }));
-      g.append(s("rect", { x: cx - half, y: cy - half, width: 2 * half, height: 2 * half, rx: 6, fill: hex(col),
-        stroke: "#ffffff", "stroke-width": 2.5 }));
-      for (const [px, py] of PIPS[r.pips] || []) {
-        g.append(s("circle", { cx: cx + px * 9, cy: cy + py * 9, r: 3.4, fill: inkOn(col) }));
-      }
+      const g = die(v, r, { "data-rider": r.id, "data-seat": r.seat, "data-at": r.at, "data-facing": r.facing,
+        "data-pips": r.pips, style: "transform:" + spot(X(r.x), Y(r.y)) });
       g.append(s("title", {}, `${seatName(v, r.seat)} rider on ${r.at}, facing ${r.facing}, ${r.pips} Pips`));
       svg.append(g);
+      const run = riding.rides.get(r.id);
+      if (run) ride(g, run, now, run.from);
     }
     return svg;
   }

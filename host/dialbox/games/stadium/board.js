@@ -82,6 +82,31 @@
   color: #9fc5a8; display: flex; flex-direction: column; align-items: center; gap: 3px; }
 .st-panel .st-hole.rolled { outline: 3px solid var(--gold); }
 .st-panel .st-hole .flags { display: flex; gap: 3px; min-height: 20px; }
+/* A narrow board (a phone: the board is laid out at its box's width before it is fitted):
+   the Trial track becomes a compact list (two columns: #1-#5, #6-#10, one line a Trial)
+   and the wide parts give up their spare room,
+   so the board is drawn near full size rather than shrunk to fit a ten-tile row. */
+.st-panel { container-type: inline-size;
+  @container (max-width: 640px) {
+    & .trials { grid-template-columns: repeat(2, minmax(0, 1fr)); grid-template-rows: repeat(5, auto);
+    grid-auto-flow: column; gap: 4px 6px; }
+    & .trial { min-height: 0; padding: 4px 8px; flex-direction: row-reverse; justify-content: flex-end;
+    align-items: baseline; gap: 8px; }
+    & .trial > span:last-child { min-width: 2.2em; color: var(--dim); }
+    & .rules { font-size: 15px; padding: 10px; }
+    & .medals { gap: 8px; }
+    & .team { padding: 8px 8px 8px 44px; min-height: 0; }
+    & .team .st-flag { width: 36px; }
+    & .team .tname { font-size: 17px; }
+    & .st-row > .k { min-width: 0; flex-basis: 100%; }
+    & .st-pitch .end { width: 58px; font-size: 11px; padding: 2px; overflow-wrap: anywhere; }
+    & .st-pitch .cell { min-width: 0; font-size: 10px; }
+    & .st-ladder { gap: 4px; padding: 6px 0 0; }
+    & .st-ladder .rung { width: auto; flex: 1 1 0; min-width: 0; }
+    & .st-hole { width: 56px; }
+    & .fuel { grid-template-columns: minmax(0, 1fr) 70px auto; white-space: normal; }
+  }
+}
 `);
 
   const cap = (t) => (t ? String(t).charAt(0).toUpperCase() + String(t).slice(1) : "");

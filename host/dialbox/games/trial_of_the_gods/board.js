@@ -94,6 +94,30 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
   border: 2px solid var(--gold); font-size: 1.15em; }
 .tog-winner .big { font-size: 1.5em; font-weight: 800; color: var(--gold); }
 .tog-winner ol { margin: 6px 0 0; padding-left: 1.4em; font-size: .85em; }
+/* On a desk or TV screen (screen.css's layouts above 600 px) the board is too tall for its
+   box in one column: its parts flow into as many columns as the board's width holds, top to
+   bottom then across, each part kept whole; the final rankings span them all, their details
+   on one line. A phone keeps the one column it scrolls down. */
+.tog-body > :first-child { margin-top: 0; }
+.tog-body :is(.tog-clock, .tog-init, .tog-asking, .tog-player, .tog-card, .tog-fervor, .tog-scroll,
+  .tog-row, .tog-winner, [data-fight]) { break-inside: avoid; }
+.tog-body h2 { break-after: avoid; }
+@media (min-width: 601px) {
+  .tog-body { column-width: 24em; column-gap: 16px; column-fill: balance; }
+  .tog-body > [data-final] { column-span: all; margin-bottom: 6px; }
+  .tog-panel h2 { margin: 8px 0 4px; }
+  .tog-players { gap: 6px; }
+  .tog-player { padding: 6px 8px; }
+  .tog-count { padding: 2px 6px; }
+  [data-final-table] td[data-ranking] .small { display: inline; }
+  [data-final-table] td[data-ranking] .small + .small::before { content: " · "; }
+  [data-final-table] td[data-ranking] b { display: block; }
+  .tog-body > [data-final] { display: grid; grid-template-columns: minmax(0, 1fr) minmax(12em, 18em);
+    gap: 0 12px; align-items: start; }
+  .tog-body > [data-final] > h2 { grid-column: 1 / -1; }
+  .tog-body > [data-final] > .tog-winner { margin-top: 0; }
+  table.tog-table td { padding: 3px 6px; }
+}
 `);
 
   const colour = (v, i) => hex(seatOf(v, i).colour);
@@ -456,12 +480,13 @@ table.tog-table .small { display: block; color: var(--dim); font-size: .78em; }
       pack.name ? h("span", { class: "badge" + (pack.sample ? " warn" : "") }, pack.name) : null,
       typeof b.olympics_deck === "number" ? h("span", { class: "badge" }, `${b.olympics_deck} Olympics cards in the deck`) : null,
       b.result && b.result.text ? h("span", { class: "badge ok", "data-result": "1" }, "game over") : null),
-    clock(v, b), initiative(v, b),
-    finalTable(v, b),
-    b.olympics ? olympics(v, b) : null,  // the Olympics being played: first
-    lastFight(v, b), enemies(b),
-    h("h2", {}, "Public tracks"), players(v, b),
-    b.olympics ? null : olympics(v, b));  // this round's card, the last Olympics' results
+    h("div", { class: "tog-body" },  // (in columns on a wide board: see .tog-body)
+      clock(v, b), initiative(v, b),
+      finalTable(v, b),
+      b.olympics ? olympics(v, b) : null,  // the Olympics being played: first
+      lastFight(v, b), enemies(b),
+      h("h2", {}, "Public tracks"), players(v, b),
+      b.olympics ? null : olympics(v, b)));  // this round's card, the last Olympics' results
   }
 
   (window.DialboxBoards = window.DialboxBoards || {})["trial-of-the-gods"] = trialBoard;
