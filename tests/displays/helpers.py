@@ -104,3 +104,24 @@ async def chromium_page(profile: Path) -> AsyncIterator[tuple[Any, list[str], li
             yield page, frames, errors
         finally:
             await ctx.close()
+
+
+@contextlib.asynccontextmanager
+async def screen_page(profile: Path) -> AsyncIterator[tuple[Any, PublicFeed, list[str], list[str]]]:
+    """A table screen on an ephemeral port, fed by a new feed, shown in Chromium and
+    connected: (page, feed, WebSocket frames, page errors). Stopped on leaving."""
+    from dialbox.displays.screen import TableScreen
+
+    feed = PublicFeed()
+    screen = TableScreen(feed)
+    server = asyncio.create_task(screen.serve())
+    try:
+        while not screen.server.started:
+            await asyncio.sleep(0.01)
+        async with chromium_page(profile) as (page, frames, errors):
+            await page.goto(screen.url)
+            await page.wait_for_selector("#link.ok")
+            yield page, feed, frames, errors
+    finally:
+        screen.stop()
+        await asyncio.wait_for(server, 10)

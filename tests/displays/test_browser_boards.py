@@ -21,7 +21,7 @@ from dialbox.displays.screen import TableScreen
 from dialbox.engine.bots import play_out
 from dialbox.engine.registry import game_info, game_names, register, unregister
 from dialbox.table import PLAYER_COLOURS
-from tests.displays.helpers import GAMES, Recorded, artifacts, chromium_page
+from tests.displays.helpers import GAMES, Recorded, artifacts, chromium_page, screen_page
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -196,32 +196,21 @@ def stadium_moments() -> dict[str, TableView]:
 
 async def show_stadium(profile: Path, moments: dict[str, TableView],
                        over: TableView) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
-            for key, view in moments.items():
-                sent = feed.publish(view)
-                await page.wait_for_function(
-                    "seq => window.dialbox.log.some(e => e.seq === seq)", arg=sent.seq)
-                await page.wait_for_selector(f'#board [data-trial-state="{key_of(view)}"]')
-                seen[key] = await page.evaluate(STADIUM_FACTS)
-                await page.screenshot(path=artifacts() / f"board-stadium-{key}.png")
-            seen["css"] = await page.evaluate(BOARD_CSS)
-            # A Pixoid game's final scores, on a page that has Stadium's board loaded too.
-            feed.publish(over)
-            await page.wait_for_selector("#result:not([hidden])")
-            seen["pills"] = await page.evaluate(RESULT_PILLS)
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+    async with screen_page(profile) as (page, feed, _frames, errors):
+        for key, view in moments.items():
+            sent = feed.publish(view)
+            await page.wait_for_function(
+                "seq => window.dialbox.log.some(e => e.seq === seq)", arg=sent.seq)
+            await page.wait_for_selector(f'#board [data-trial-state="{key_of(view)}"]')
+            seen[key] = await page.evaluate(STADIUM_FACTS)
+            await page.screenshot(path=artifacts() / f"board-stadium-{key}.png")
+        seen["css"] = await page.evaluate(BOARD_CSS)
+        # A Pixoid game's final scores, on a page that has Stadium's board loaded too.
+        feed.publish(over)
+        await page.wait_for_selector("#result:not([hidden])")
+        seen["pills"] = await page.evaluate(RESULT_PILLS)
+        seen["errors"] = list(errors)
     return seen
 
 

@@ -25,12 +25,10 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import TableView
-from dialbox.displays.screen import TableScreen
 from dialbox.displays.screenshots import MOMENTS, SIZES, moments, players_for, resize, show
 from dialbox.engine import game_names
-from tests.displays.helpers import Recorded, chromium_page
+from tests.displays.helpers import Recorded, screen_page
 
 pytestmark = [pytest.mark.timeout(180)]
 
@@ -159,39 +157,28 @@ def daemon_like(states: list[TableView]) -> tuple[TableView, TableView] | None:
 
 async def look_at_games(profile: Path, recorded: dict[str, list[TableView]]) -> dict[str, Any]:
     games = list(recorded)
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {"looks": {}, "pids": {}}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
-            for game, states in recorded.items():
-                for moment, views in moments(states).items():
-                    sent = await show(page, feed, views)
-                    seen["pids"][game, moment] = (
-                        sent.prompt.pid if sent.prompt else None,
-                        sent.reveal.pid if sent.reveal else None)
-                    for w, h in SIZES:
-                        await resize(page, w, h)
-                        seen["looks"][game, moment, w] = await page.evaluate(LOOK, PANELS)
+    async with screen_page(profile) as (page, feed, _frames, errors):
+        for game, states in recorded.items():
+            for moment, views in moments(states).items():
+                sent = await show(page, feed, views)
+                seen["pids"][game, moment] = (
+                    sent.prompt.pid if sent.prompt else None,
+                    sent.reveal.pid if sent.reveal else None)
+                for w, h in SIZES:
+                    await resize(page, w, h)
+                    seen["looks"][game, moment, w] = await page.evaluate(LOOK, PANELS)
 
-            # The daemon publishes a reveal with the next prompt already open: it stays up
-            # until that prompt moves (someone dials), then clears.
-            first = daemon_like(recorded[games[0]])
-            assert first is not None, "no reveal published with the next prompt open"
-            await resize(page, *SIZES[1])
-            for key, view in zip(("with-next", "next-moves"), first, strict=True):
-                await show(page, feed, [view])
-                seen[key] = (await page.evaluate(LOOK, PANELS))["reveal"]
-            seen["daemon-like"] = first[0].reveal.pid if first[0].reveal else None
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+        # The daemon publishes a reveal with the next prompt already open: it stays up
+        # until that prompt moves (someone dials), then clears.
+        first = daemon_like(recorded[games[0]])
+        assert first is not None, "no reveal published with the next prompt open"
+        await resize(page, *SIZES[1])
+        for key, view in zip(("with-next", "next-moves"), first, strict=True):
+            await show(page, feed, [view])
+            seen[key] = (await page.evaluate(LOOK, PANELS))["reveal"]
+        seen["daemon-like"] = first[0].reveal.pid if first[0].reveal else None
+        seen["errors"] = list(errors)
     return seen
 
 

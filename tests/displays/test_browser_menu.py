@@ -17,12 +17,10 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
-from dialbox.displays.screen import TableScreen
 from dialbox.displays.tablefeed import table_view
 from dialbox.table import PromptState, ResultState, SeatState, TableState
 from dialbox.table.state import MenuState, MenuWheel
-from tests.displays.helpers import READ_LOG, artifacts, chromium_page
+from tests.displays.helpers import READ_LOG, artifacts, screen_page
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -82,95 +80,84 @@ VOTES = "els => els.map(e => [Number(e.dataset.voteSeat), e.dataset.vote, e.text
 
 
 async def follow_menu(profile: Path) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     shots = artifacts()
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
+    async with screen_page(profile) as (page, feed, _frames, errors):
 
-            # The game has just ended: its final scores stay up while the menu is idle.
-            feed.publish(table_view(just_over()))
-            await page.wait_for_selector("#result:not([hidden])")
-            seen["idle"] = [await page.inner_text("#result"), await page.inner_text("#menu"),
-                            await page.inner_text("#menu .mchooser")]
-            await page.screenshot(path=shots / "menu-0-idle.png")
+        # The game has just ended: its final scores stay up while the menu is idle.
+        feed.publish(table_view(just_over()))
+        await page.wait_for_selector("#result:not([hidden])")
+        seen["idle"] = [await page.inner_text("#result"), await page.inner_text("#menu"),
+                        await page.inner_text("#menu .mchooser")]
+        await page.screenshot(path=shots / "menu-0-idle.png")
 
-            # The chooser turns the left wheel: the highlight follows it, face by face.
-            seen["turning"] = []
-            for at in (0, 1, 2):
-                feed.publish(table_view(choosing(at)))
-                await page.wait_for_selector(
-                    f'#menu .mwheel[data-wheel=left][data-at="{at}"] '
-                    f'.mface.at[data-face="{at}"]')
-                seen["turning"].append(await page.eval_on_selector_all(
-                    "#menu .mwheel[data-wheel=left] .mface", FACES))
-                if at == 1:
-                    await page.screenshot(path=shots / "menu-1-game.png")
-            seen["result-hidden"] = await page.is_hidden("#result")
-            seen["question"] = await page.inner_text("#menu-question")
-            seen["chooser"] = await page.inner_text("#menu .mchooser")
-            seen["chooser-seat"] = await page.get_attribute("#menu .mchooser", "data-chooser")
-            seen["note"] = await page.inner_text("#menu .mnote")
-            seen["last"] = await page.inner_text("#menu .mlast")
-            seen["stage"] = await page.inner_text("#stage")
-            seen["hidden"] = [await page.is_hidden(sel) for sel in ("#lobby", "#reveal")]
-            seen["board"] = await page.inner_html("#board")
-            seen["seats"] = await page.eval_on_selector_all(
-                "#seats .seat .who", "els => els.map(e => e.textContent)")
-            seen["said"] = await page.inner_text("#menu-say")
-            seen["wheel-name"] = await page.get_attribute(
-                "#menu .mwheel[data-wheel=left]", "aria-label")
+        # The chooser turns the left wheel: the highlight follows it, face by face.
+        seen["turning"] = []
+        for at in (0, 1, 2):
+            feed.publish(table_view(choosing(at)))
+            await page.wait_for_selector(
+                f'#menu .mwheel[data-wheel=left][data-at="{at}"] '
+                f'.mface.at[data-face="{at}"]')
+            seen["turning"].append(await page.eval_on_selector_all(
+                "#menu .mwheel[data-wheel=left] .mface", FACES))
+            if at == 1:
+                await page.screenshot(path=shots / "menu-1-game.png")
+        seen["result-hidden"] = await page.is_hidden("#result")
+        seen["question"] = await page.inner_text("#menu-question")
+        seen["chooser"] = await page.inner_text("#menu .mchooser")
+        seen["chooser-seat"] = await page.get_attribute("#menu .mchooser", "data-chooser")
+        seen["note"] = await page.inner_text("#menu .mnote")
+        seen["last"] = await page.inner_text("#menu .mlast")
+        seen["stage"] = await page.inner_text("#stage")
+        seen["hidden"] = [await page.is_hidden(sel) for sel in ("#lobby", "#reveal")]
+        seen["board"] = await page.inner_html("#board")
+        seen["seats"] = await page.eval_on_selector_all(
+            "#seats .seat .who", "els => els.map(e => e.textContent)")
+        seen["said"] = await page.inner_text("#menu-say")
+        seen["wheel-name"] = await page.get_attribute(
+            "#menu .mwheel[data-wheel=left]", "aria-label")
 
-            # Setup: three wheels at once.
-            feed.publish(table_view(setting_up()))
-            await page.wait_for_selector("#menu[data-stage=setup]")
-            seen["setup"] = await page.eval_on_selector_all("#menu .mwheel", WHEEL_AT)
-            seen["setup-question"] = await page.inner_text("#menu-question")
-            await page.screenshot(path=shots / "menu-2-setup.png")
+        # Setup: three wheels at once.
+        feed.publish(table_view(setting_up()))
+        await page.wait_for_selector("#menu[data-stage=setup]")
+        seen["setup"] = await page.eval_on_selector_all("#menu .mwheel", WHEEL_AT)
+        seen["setup-question"] = await page.inner_text("#menu-question")
+        await page.screenshot(path=shots / "menu-2-setup.png")
 
-            # The vote: every voter still to vote, then the votes as they arrive.
-            seen["votes"] = []
-            for votes in ((), ((0, True),), ((0, True), (2, False))):
-                feed.publish(table_view(voting(*votes)))
-                await page.wait_for_function(
-                    """n => document.querySelector('#menu[data-stage=vote]') &&
-                       document.querySelectorAll('#menu [data-vote]:not([data-vote=pending])')
-                       .length === n""", arg=len(votes))
-                seen["votes"].append(await page.eval_on_selector_all(
-                    "#menu [data-vote-seat]", VOTES))
-                if len(votes) == 1:
-                    await page.screenshot(path=shots / "menu-3-vote.png")
-            seen["tally"] = await page.inner_text("#menu .mtally")
-            seen["choice"] = await page.inner_text("#menu .mchoice")
-            seen["vote-question"] = await page.inner_text("#menu-question")
-            seen["vote-wheels"] = await page.locator("#menu .mwheels").count()
-            seen["menu-text"] = [seen["chooser"], await page.inner_text("#menu")]
-            seen["title"] = await page.inner_text("#game-title")
+        # The vote: every voter still to vote, then the votes as they arrive.
+        seen["votes"] = []
+        for votes in ((), ((0, True),), ((0, True), (2, False))):
+            feed.publish(table_view(voting(*votes)))
+            await page.wait_for_function(
+                """n => document.querySelector('#menu[data-stage=vote]') &&
+                   document.querySelectorAll('#menu [data-vote]:not([data-vote=pending])')
+                   .length === n""", arg=len(votes))
+            seen["votes"].append(await page.eval_on_selector_all(
+                "#menu [data-vote-seat]", VOTES))
+            if len(votes) == 1:
+                await page.screenshot(path=shots / "menu-3-vote.png")
+        seen["tally"] = await page.inner_text("#menu .mtally")
+        seen["choice"] = await page.inner_text("#menu .mchoice")
+        seen["vote-question"] = await page.inner_text("#menu-question")
+        seen["vote-wheels"] = await page.locator("#menu .mwheels").count()
+        seen["menu-text"] = [seen["chooser"], await page.inner_text("#menu")]
+        seen["title"] = await page.inner_text("#game-title")
 
-            # The game starts: the menu gives way to the board and the prompt.
-            prompt = PromptState(pid=9, kind="sealed", phase="open", seats=(0, 1, 2),
-                                 text={0: "Move", 1: "Move", 2: "Move"})
-            feed.publish(table_view(TableState(
-                table="t", game="nosuchgame", seats=SEATS, number=2, prompt=prompt,
-                view={"round": 1})))
-            await page.wait_for_selector("[data-board=generic]")
-            seen["after"] = {
-                "menu-hidden": await page.is_hidden("#menu"),
-                "stage": await page.inner_text("#stage"),
-                "chips": await page.eval_on_selector_all(
-                    "#prompt .chip", "els => els.map(e => e.textContent)"),
-            }
-            seen["log"] = await page.evaluate(READ_LOG)
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+        # The game starts: the menu gives way to the board and the prompt.
+        prompt = PromptState(pid=9, kind="sealed", phase="open", seats=(0, 1, 2),
+                             text={0: "Move", 1: "Move", 2: "Move"})
+        feed.publish(table_view(TableState(
+            table="t", game="nosuchgame", seats=SEATS, number=2, prompt=prompt,
+            view={"round": 1})))
+        await page.wait_for_selector("[data-board=generic]")
+        seen["after"] = {
+            "menu-hidden": await page.is_hidden("#menu"),
+            "stage": await page.inner_text("#stage"),
+            "chips": await page.eval_on_selector_all(
+                "#prompt .chip", "els => els.map(e => e.textContent)"),
+        }
+        seen["log"] = await page.evaluate(READ_LOG)
+        seen["errors"] = list(errors)
     return seen
 
 

@@ -20,10 +20,8 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import TableView
-from dialbox.displays.screen import TableScreen
-from tests.displays.helpers import Recorded, artifacts, chromium_page
+from tests.displays.helpers import Recorded, artifacts, screen_page
 
 pytestmark = [pytest.mark.timeout(180)]
 
@@ -165,26 +163,15 @@ def outspeed_moments(rec: Recorded) -> dict[str, Any]:
 
 
 async def on_page(profile: Path, look: Any) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
+    async with screen_page(profile) as (page, feed, _frames, errors):
 
-            async def push(view: TableView) -> None:
-                sent = feed.publish(view)
-                await page.wait_for_function(SHOWING, arg=sent.seq)
+        async def push(view: TableView) -> None:
+            sent = feed.publish(view)
+            await page.wait_for_function(SHOWING, arg=sent.seq)
 
-            await look(page, push, seen)
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+        await look(page, push, seen)
+        seen["errors"] = list(errors)
     return seen
 
 

@@ -15,15 +15,13 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
-from dialbox.displays.screen import TableScreen
 from dialbox.displays.tablefeed import table_view
 from dialbox.engine.registry import game_info, game_names
 from dialbox.journal import Journal
 from dialbox.runner import GameRunner
 from dialbox.runner.settings import TableSettings
 from dialbox.table import TableState
-from tests.displays.helpers import chromium_page
+from tests.displays.helpers import screen_page
 
 pytestmark = [pytest.mark.timeout(180)]
 
@@ -52,44 +50,33 @@ def _final(game: str, tmp: Path) -> TableState:
 
 
 async def _look(profile: Path, finals: dict[str, TableState]) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
-            for n, (game, state) in enumerate(finals.items()):
-                got: dict[str, Any] = {"cards": []}
-                # each of the latest reveals on its own (as a burst of reveals is shown)
-                for r in (r for r in state.reveals if r.choices):
-                    view = table_view(state, reveal_of=r).model_copy(
-                        update={"result": None, "stage": "playing", "seq": 1000 * n + r.pid})
-                    feed.publish(view)
-                    await page.wait_for_selector(f'#reveal[data-pid="{r.pid}"]')
-                    got["cards"].append(await page.eval_on_selector_all(
-                        "#reveal .choice", """els => els.map(e => [e.querySelector('.name')
-                            ? e.querySelector('.name').textContent : '',
-                            (e.querySelector('.ctext') || {}).textContent || ''])"""))
-                final = table_view(state).model_copy(update={"seq": 1000 * n + 999})
-                feed.publish(final)
-                await page.wait_for_selector("#result:not([hidden])")
-                await page.wait_for_function(
-                    "g => document.querySelector('#game-title').textContent.length > 0", arg=game)
-                got["card"] = await page.inner_text('#seats .seat[data-seat="0"] .who')
-                got["log"] = await page.eval_on_selector_all(
-                    "#event-list li", "els => els.map(e => e.textContent)")
-                got["result"] = await page.inner_text("#result")
-                got["rname"] = await page.inner_text('#result .rscores li[data-seat="0"] .rname')
-                got["events"] = [(e.text, e.data.get("named", [])) for e in final.events]
-                seen[game] = got
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+    async with screen_page(profile) as (page, feed, _frames, errors):
+        for n, (game, state) in enumerate(finals.items()):
+            got: dict[str, Any] = {"cards": []}
+            # each of the latest reveals on its own (as a burst of reveals is shown)
+            for r in (r for r in state.reveals if r.choices):
+                view = table_view(state, reveal_of=r).model_copy(
+                    update={"result": None, "stage": "playing", "seq": 1000 * n + r.pid})
+                feed.publish(view)
+                await page.wait_for_selector(f'#reveal[data-pid="{r.pid}"]')
+                got["cards"].append(await page.eval_on_selector_all(
+                    "#reveal .choice", """els => els.map(e => [e.querySelector('.name')
+                        ? e.querySelector('.name').textContent : '',
+                        (e.querySelector('.ctext') || {}).textContent || ''])"""))
+            final = table_view(state).model_copy(update={"seq": 1000 * n + 999})
+            feed.publish(final)
+            await page.wait_for_selector("#result:not([hidden])")
+            await page.wait_for_function(
+                "g => document.querySelector('#game-title').textContent.length > 0", arg=game)
+            got["card"] = await page.inner_text('#seats .seat[data-seat="0"] .who')
+            got["log"] = await page.eval_on_selector_all(
+                "#event-list li", "els => els.map(e => e.textContent)")
+            got["result"] = await page.inner_text("#result")
+            got["rname"] = await page.inner_text('#result .rscores li[data-seat="0"] .rname')
+            got["events"] = [(e.text, e.data.get("named", [])) for e in final.events]
+            seen[game] = got
+        seen["errors"] = list(errors)
     return seen
 
 

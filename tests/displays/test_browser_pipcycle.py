@@ -12,14 +12,12 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import SeatView, TableView, game_choices
-from dialbox.displays.screen import TableScreen
 from dialbox.engine.bots import RandomBot, answer_with_bots
 from dialbox.engine.registry import game_names
 from dialbox.games.pipcycle import PipCycle
 from dialbox.table import PLAYER_COLOURS
-from tests.displays.helpers import artifacts, chromium_page
+from tests.displays.helpers import artifacts, screen_page
 
 pytestmark = [pytest.mark.timeout(120)]
 
@@ -118,44 +116,33 @@ def expected_lines(view: dict[str, Any]) -> list[list[Any]]:
 
 
 async def show(profile: Path, games: dict[str, PipCycle]) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
-            for key, game in games.items():
+    async with screen_page(profile) as (page, feed, _frames, errors):
+        for key, game in games.items():
+            sent = feed.publish(table(game))
+            await page.wait_for_function(SHOWING, arg=sent.seq)
+            seen[key] = await page.evaluate(BOARD_FACTS)
+            seen[key + "-cards"] = await page.evaluate(SHOWN_CARDS)
+            await page.screenshot(path=artifacts() / f"board-pipcycle-{key}.png")
+            if key == "check":  # the table's TV, and a phone held upright
+                await page.set_viewport_size({"width": 1920, "height": 1080})
+                seen["tv"] = await page.evaluate(BOARD_FACTS)
+                await page.screenshot(path=artifacts() / "board-pipcycle-1080p.png")
+                await page.set_viewport_size({"width": 390, "height": 844})
+                seen["phone"] = await page.evaluate(BOARD_FACTS)
+                await page.screenshot(path=artifacts() / "board-pipcycle-390.png",
+                                      full_page=True)
+                await page.set_viewport_size({"width": 1600, "height": 900})
+        # every state of whole games, 2 and 3 players: each drawn without an error
+        for players in (2, 3):
+            game = PipCycle({"players": players, "seed": 7})
+            bots = {s: RandomBot(70 + s) for s in range(players)}
+            while game.pending is not None:
+                game.apply(answer_with_bots(game, bots))
                 sent = feed.publish(table(game))
-                await page.wait_for_function(SHOWING, arg=sent.seq)
-                seen[key] = await page.evaluate(BOARD_FACTS)
-                seen[key + "-cards"] = await page.evaluate(SHOWN_CARDS)
-                await page.screenshot(path=artifacts() / f"board-pipcycle-{key}.png")
-                if key == "check":  # the table's TV, and a phone held upright
-                    await page.set_viewport_size({"width": 1920, "height": 1080})
-                    seen["tv"] = await page.evaluate(BOARD_FACTS)
-                    await page.screenshot(path=artifacts() / "board-pipcycle-1080p.png")
-                    await page.set_viewport_size({"width": 390, "height": 844})
-                    seen["phone"] = await page.evaluate(BOARD_FACTS)
-                    await page.screenshot(path=artifacts() / "board-pipcycle-390.png",
-                                          full_page=True)
-                    await page.set_viewport_size({"width": 1600, "height": 900})
-            # every state of whole games, 2 and 3 players: each drawn without an error
-            for players in (2, 3):
-                game = PipCycle({"players": players, "seed": 7})
-                bots = {s: RandomBot(70 + s) for s in range(players)}
-                while game.pending is not None:
-                    game.apply(answer_with_bots(game, bots))
-                    sent = feed.publish(table(game))
-                await page.wait_for_function(SHOWING, arg=sent.seq)
-                seen[f"over-{players}"] = await page.inner_text("[data-board=pipcycle]")
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+            await page.wait_for_function(SHOWING, arg=sent.seq)
+            seen[f"over-{players}"] = await page.inner_text("[data-board=pipcycle]")
+        seen["errors"] = list(errors)
     return seen
 
 

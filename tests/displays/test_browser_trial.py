@@ -13,15 +13,13 @@ from typing import Any
 
 import pytest
 
-from dialbox.displays.feed import PublicFeed
 from dialbox.displays.public import SeatView, TableView, game_choices
-from dialbox.displays.screen import TableScreen
 from dialbox.engine import get_game
 from dialbox.engine.bots import RandomBot, answer_with_bots
 from dialbox.engine.registry import game_names
 from dialbox.games.trial_of_the_gods import scoring as S
 from dialbox.table import PLAYER_COLOURS
-from tests.displays.helpers import artifacts, chromium_page
+from tests.displays.helpers import artifacts, screen_page
 from tests.displays.test_browser_pipcycle import played_until
 
 pytestmark = [pytest.mark.timeout(180)]
@@ -127,43 +125,32 @@ FACTS = """() => {
 
 async def show(profile: Path, boards: dict[str, dict[str, Any]],
                whole: list[tuple[int, int]]) -> dict[str, Any]:
-    feed = PublicFeed()
-    screen = TableScreen(feed)
-    server = asyncio.create_task(screen.serve())
     seen: dict[str, Any] = {}
-    try:
-        while not screen.server.started:
-            await asyncio.sleep(0.01)
-        async with chromium_page(profile) as (page, _frames, errors):
-            await page.goto(screen.url)
-            await page.wait_for_selector("#link.ok")
-            for key, board in boards.items():
-                sent = feed.publish(table(board))
-                await page.wait_for_function(SHOWING, arg=sent.seq)
-                seen[key] = await page.evaluate(FACTS)
-                await page.screenshot(path=artifacts() / f"board-trial-{key}.png", full_page=True)
-                if key in ("revealed", "final"):  # the table's TV, and a phone held upright
-                    await page.set_viewport_size({"width": 1920, "height": 1080})
-                    seen[key + "-tv"] = await page.evaluate(FACTS)
-                    await page.screenshot(path=artifacts() / f"board-trial-{key}-1080p.png")
-                    await page.set_viewport_size({"width": 390, "height": 844})
-                    seen[key + "-phone"] = await page.evaluate(FACTS)
-                    await page.screenshot(path=artifacts() / f"board-trial-{key}-390.png",
-                                          full_page=True)
-                    await page.set_viewport_size({"width": 1600, "height": 900})
-            # every state of whole games: each drawn without an error
-            for players, seed in whole:
-                game = new_game(players, seed)
-                bots = {s: RandomBot(seed * 10 + s) for s in range(players)}
-                while game.pending is not None:
-                    game.apply(answer_with_bots(game, bots))
-                    sent = feed.publish(table(game.view(None)))
-                await page.wait_for_function(SHOWING, arg=sent.seq)
-                seen[f"over-{players}"] = await page.evaluate(FACTS)
-            seen["errors"] = list(errors)
-    finally:
-        screen.stop()
-        await asyncio.wait_for(server, 10)
+    async with screen_page(profile) as (page, feed, _frames, errors):
+        for key, board in boards.items():
+            sent = feed.publish(table(board))
+            await page.wait_for_function(SHOWING, arg=sent.seq)
+            seen[key] = await page.evaluate(FACTS)
+            await page.screenshot(path=artifacts() / f"board-trial-{key}.png", full_page=True)
+            if key in ("revealed", "final"):  # the table's TV, and a phone held upright
+                await page.set_viewport_size({"width": 1920, "height": 1080})
+                seen[key + "-tv"] = await page.evaluate(FACTS)
+                await page.screenshot(path=artifacts() / f"board-trial-{key}-1080p.png")
+                await page.set_viewport_size({"width": 390, "height": 844})
+                seen[key + "-phone"] = await page.evaluate(FACTS)
+                await page.screenshot(path=artifacts() / f"board-trial-{key}-390.png",
+                                      full_page=True)
+                await page.set_viewport_size({"width": 1600, "height": 900})
+        # every state of whole games: each drawn without an error
+        for players, seed in whole:
+            game = new_game(players, seed)
+            bots = {s: RandomBot(seed * 10 + s) for s in range(players)}
+            while game.pending is not None:
+                game.apply(answer_with_bots(game, bots))
+                sent = feed.publish(table(game.view(None)))
+            await page.wait_for_function(SHOWING, arg=sent.seq)
+            seen[f"over-{players}"] = await page.evaluate(FACTS)
+        seen["errors"] = list(errors)
     return seen
 
 
