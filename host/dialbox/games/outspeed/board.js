@@ -19,7 +19,8 @@
 .os-panel .os-ship { will-change: transform; }
 .os-panel .routes { display: grid; grid-template-columns: repeat(3, 1fr); gap: 8px; margin-top: 12px; }
 .os-panel .route { border-radius: 10px; padding: 10px; background: var(--panel2); border-top: 8px solid; }
-.os-panel .route.off { opacity: .35; }
+.os-panel .route.off { border-top-style: dashed; border-top-color: #5a636e !important;
+  color: #9aa5b1; background: #1a2027; }  /* unlit: greyed, its words still readable */
 .os-panel .route .rt { font-weight: 700; font-size: 18px; text-transform: capitalize; }
 `);
 

@@ -52,7 +52,7 @@
 .tog-vigor span { height: 1.55em; border-radius: 4px; background: #11181f; font-size: .7em;
   color: var(--dim); display: flex; align-items: center; justify-content: center; position: relative; }
 .tog-vigor span.on { background: #c62828; color: #fff; }
-.tog-vigor span.over { opacity: .35; }
+.tog-vigor span.over { background: #2a2f36; color: #9aa5b1; }  /* past the limit: greyed */
 .tog-vigor span.limit { outline: 3px solid #fff; outline-offset: -3px; }
 .tog-cube { display: inline-block; width: .8em; height: .8em; border-radius: 2px; margin-right: 1px; }
 .tog-cube.ex { opacity: .35; }
