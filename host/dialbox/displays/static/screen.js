@@ -580,6 +580,7 @@ function tvZoom() {
 
 let boardDrawn = "";      // the board's markup its fits were measured for
 const boardFits = {};     // layout -> the box and window its fit was measured in
+const boardScales = {};   // layout -> the scale of that fit (data-scale says the one shown)
 
 function fitBoard(drawn) {
   // A board is drawn afresh for every state, mostly the same as before (a heartbeat, a seat
@@ -589,14 +590,18 @@ function fitBoard(drawn) {
   if (drawn && el.innerHTML !== boardDrawn) {
     boardDrawn = el.innerHTML;
     unfit(box, el);
-    for (const mode of LAYOUTS) delete boardFits[mode];
+    for (const mode of LAYOUTS) { delete boardFits[mode]; delete boardScales[mode]; }
   }
   if (box.hidden) return;
   const mode = layoutMode();
   const at = box.clientWidth + "x" + (mode === "phone" ? "" : box.clientHeight) + " " + innerWidth + "x" + innerHeight;
-  if (boardFits[mode] === at) return;
+  if (boardFits[mode] === at) {  // kept: the scale shown is this layout's
+    if (boardScales[mode] !== undefined) el.dataset.scale = boardScales[mode];
+    return;
+  }
   fit(box, el, mode !== "phone", tvZoom());
   boardFits[mode] = at;
+  boardScales[mode] = el.dataset.scale;
 }
 
 function fitFocus(drawn) {
