@@ -214,18 +214,25 @@ async def look_at_pixoid(found: dict[str, Any], page: Any, push: Any,
         await page.screenshot(path=artifacts() / f"motion-pixoid-{key}.png")
 
 
-async def look_at_outspeed(found: dict[str, Any], page: Any, push: Any,
-                           seen: dict[str, Any]) -> None:
-    for key in ("move", "rear"):
+async def look_at_moves(game: str, keys: tuple[str, ...], facts: str, found: dict[str, Any],
+                        page: Any, push: Any, seen: dict[str, Any]) -> None:
+    """Each (before, after) pair of `keys`: the pieces' facts at rest before, while moving
+    (with a picture) and once every animation has finished."""
+    for key in keys:
         before, after = found[key]
         await push(before)
         await page.evaluate(FINISH)
-        seen[key + "-before"] = await page.evaluate(SHIPS)
+        seen[key + "-before"] = await page.evaluate(facts)
         await push(after)
-        seen[key + "-moving"] = await page.evaluate(SHIPS)
-        await page.screenshot(path=artifacts() / f"motion-outspeed-{key}.png")
+        seen[key + "-moving"] = await page.evaluate(facts)
+        await page.screenshot(path=artifacts() / f"motion-{game}-{key}.png")
         await page.evaluate(FINISH)
-        seen[key + "-moved"] = await page.evaluate(SHIPS)
+        seen[key + "-moved"] = await page.evaluate(facts)
+
+
+async def look_at_outspeed(found: dict[str, Any], page: Any, push: Any,
+                           seen: dict[str, Any]) -> None:
+    await look_at_moves("outspeed", ("move", "rear"), SHIPS, found, page, push, seen)
     before, after = found["move"]
     await page.evaluate(MOTION, True)
     await push(before)
@@ -429,16 +436,7 @@ def pipcycle_moments(rec: Recorded) -> dict[str, Any]:
 
 async def look_at_pipcycle(found: dict[str, Any], page: Any, push: Any,
                            seen: dict[str, Any]) -> None:
-    for key in ("move", "crash"):
-        before, after = found[key]
-        await push(before)
-        await page.evaluate(FINISH)
-        seen[key + "-before"] = await page.evaluate(RIDERS)
-        await push(after)
-        seen[key + "-moving"] = await page.evaluate(RIDERS)
-        await page.screenshot(path=artifacts() / f"motion-pipcycle-{key}.png")
-        await page.evaluate(FINISH)
-        seen[key + "-moved"] = await page.evaluate(RIDERS)
+    await look_at_moves("pipcycle", ("move", "crash"), RIDERS, found, page, push, seen)
     before, after = found["move"]
     await page.evaluate(MOTION, True)
     await push(before)

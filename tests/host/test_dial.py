@@ -13,10 +13,10 @@ from dialbox.table import TableState
 from dialbox.transports.local import LocalLink
 from dialbox_protocol import codec
 from dialbox_protocol.frames import to_frame
-from dialbox_protocol.models import Ack, Dial, Error, Hello, Identify, Ping, Pong, Snapshot, Welcome
+from dialbox_protocol.models import Ack, Dial, Error, Hello, Identify, Snapshot, Welcome
 from tests.host.games import DUEL
 from tests.host.test_runner import Seated, sit
-from tests.host.test_session import _Host, _next
+from tests.host.test_session import _Host, _next, frames_until_pong
 
 
 async def _delivered() -> None:
@@ -27,13 +27,7 @@ async def _delivered() -> None:
     frames = dev.__aiter__()
 
     async def until_pong(ms: int) -> list[Any]:
-        await dev.send(to_frame(Ping(ms=ms)))
-        seen = []
-        while True:
-            f = await _next(frames)
-            if isinstance(f, Pong) and f.ms == ms:
-                return seen
-            seen.append(f)
+        return await frames_until_pong(dev, frames, ms)
 
     try:
         assert isinstance(await _next(frames), Identify)

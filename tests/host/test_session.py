@@ -110,6 +110,17 @@ def test_unacknowledged_frames_go_again_until_acknowledged() -> None:
     asyncio.run(_retransmits())
 
 
+async def frames_until_pong(dev: Any, frames: Any, ms: int) -> list[Any]:
+    """The frames a session sends up to the pong for a ping sent now (what it did before)."""
+    await dev.send(to_frame(Ping(ms=ms)))
+    seen = []
+    while True:
+        f = await _next(frames)
+        if isinstance(f, Pong) and f.ms == ms:
+            return seen
+        seen.append(f)
+
+
 async def _no_session() -> None:
     host_end, dev = LocalLink.pair("t")
     session = Session(host_end, _Host())
@@ -117,14 +128,7 @@ async def _no_session() -> None:
     frames = dev.__aiter__()
 
     async def until_pong(ms: int) -> list[Any]:
-        """The frames the session sends up to the pong for this ping (what it did before)."""
-        await dev.send(to_frame(Ping(ms=ms)))
-        seen = []
-        while True:
-            f = await _next(frames)
-            if isinstance(f, Pong) and f.ms == ms:
-                return seen
-            seen.append(f)
+        return await frames_until_pong(dev, frames, ms)
 
     try:
         assert isinstance(await _next(frames), Identify)
