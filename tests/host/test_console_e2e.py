@@ -128,6 +128,17 @@ def _heads(journal: Path) -> list[TableEntry | MenuEntry]:
     return [s[0][1] for s in segments(_entries(journal))]  # type: ignore[misc]
 
 
+async def _keep_powered(sims: list[Any]) -> None:
+    """A simulated controller whose firmware process stopped is powered on again, its flash
+    kept (as a board's watchdog resets it; the demo does the same)."""
+    while True:
+        await asyncio.sleep(1.0)
+        for sim in sims:
+            if not sim.running:
+                await asyncio.to_thread(sim.kill)
+                await asyncio.to_thread(sim.start)
+
+
 class Player:
     """A person using the menu on one simulated controller, reading its OLED."""
 
@@ -178,6 +189,7 @@ def test_pixoid_then_stadium_from_the_menu_through_two_sigkills_then_a_rematch(
     conf.write_text("\n".join([
         "[host]", 'name = "e2e"', f'journal = "{journal}"',
         "[serial]", f'ports = ["{tmp_path / "flash" / "*" / "tty"}"]', "usb = []",
+        "[display]", "web = false", "terminal = false", "[ledstrip]", 'backend = "none"',
         "[[tables]]", f'name = "{TABLE}"', 'game = "pixoid"', "players = 4", "seed = 5",
         "bots = [3, 4]", 'options = { variant = "short" }', 'pairing = "auto"',
         f"controllers = {json.dumps(UIDS)}", "menu = true",
@@ -192,6 +204,7 @@ def test_pixoid_then_stadium_from_the_menu_through_two_sigkills_then_a_rematch(
         seat = JournalSeat(journal)
         hands = [asyncio.create_task(Hand(s, seat, RandomBot(i), pause=0, bounce=0.2,
                                           seed=i).run()) for i, s in enumerate(sims)]
+        hands.append(asyncio.create_task(_keep_powered(sims)))
         a, b = (Player(s, journal, log) for s in sims)
         try:
             for s in sims:
