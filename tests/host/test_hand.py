@@ -139,6 +139,47 @@ def test_a_hand_dials_the_answer_checks_the_screen_and_locks() -> None:
     assert hand.stats.corrections == 2 and hand.stats.prompts == 1
 
 
+def test_a_prompt_that_comes_back_waiting_for_a_lock_is_played_again(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A lock the controller lost (it rebooted, or a restarted host re-sent the prompt) shows
+    the same prompt waiting again: the hand presses again, as a person would, once
+    AGAIN_AFTER has passed."""
+    import dialbox.sim.hand as hand_mod
+
+    monkeypatch.setattr(hand_mod, "AGAIN_AFTER", 0.2)
+    ask = Ask(0, "t", "Pick", wheels(Wheel.of(DIGIT_FACES, {3}), None, None))
+    sim = FakeSim(ask, pid=9)
+    presses: list[float] = []
+    press = sim.press
+
+    def counted(ms: int) -> None:
+        presses.append(ms)
+        press(ms)
+
+    sim.press = counted  # type: ignore[method-assign]
+    hand = Hand(sim, OneAsk(ask, (3, -1, -1)), RandomBot(0), pause=0, bounce=0, poll=0.001,
+                settle=0.05)
+
+    async def run() -> None:
+        task = asyncio.create_task(hand.run())
+        try:
+            while not presses:
+                await asyncio.sleep(0.001)
+            await asyncio.sleep(0.05)
+            assert len(presses) == 1  # locked: not pressed again while it stays locked
+            sim.state = "programming"  # the lock is lost: the prompt waits again
+            for _ in range(5000):
+                if len(presses) == 2:
+                    break
+                await asyncio.sleep(0.001)
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(run())
+    assert len(presses) == 2 and sim.state == "locked"
+
+
 # ---- demos with hand-driven firmware controllers: nothing refused, nothing voided -----------
 
 

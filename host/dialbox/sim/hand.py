@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
@@ -34,6 +35,10 @@ COLS = 16
 """OLED text columns (firmware core/screens.py)."""
 LOCK_PRESS_MS = 100
 SETTLE_TIMEOUT = 5.0
+AGAIN_AFTER = 3.0
+"""Seconds after which a prompt this hand locked (or gave up on) is played again if the
+controller still shows it waiting for a lock."""
+DONE_KEPT = 256
 
 
 def shown_face(wheel: Wheel) -> int:
@@ -133,13 +138,20 @@ class Hand:
         self.settle = settle
         """Seconds to wait for the OLED to show a turn before looking again."""
         self.stats = HandStats()
-        self._done: set[int] = set()
+        self._done: dict[int, float] = {}
+        """Prompt id -> when this hand last locked it or gave up on it. A controller that
+        shows that prompt waiting for a lock again AGAIN_AFTER seconds later gets played
+        again, as a person would: its lock was lost (a reboot, a restarted host) or a dial
+        failed while the link was down."""
 
     async def run(self) -> None:
         while True:
             await asyncio.sleep(self.poll)
             v: SimView = self.sim.view()
-            if v.state != "programming" or not v.linked or v.pid is None or v.pid in self._done:
+            if v.state != "programming" or not v.linked or v.pid is None:
+                continue
+            at = self._done.get(v.pid)
+            if at is not None and time.monotonic() - at < AGAIN_AFTER:
                 continue
             if "press = lock" not in v.lines:
                 continue
@@ -155,7 +167,7 @@ class Hand:
                 await self.play(v.pid, ask)
             except (HandError, SimError) as e:  # leave it: the host's timeouts take over
                 log.warning("%s: %s", self.sim.uid, e)
-                self._done.add(v.pid)
+                self._mark_done(v.pid)
 
     async def play(self, pid: int, ask: Ask) -> None:
         """Dial the bot's answer to `ask` on the controller (showing prompt `pid`) and lock."""
@@ -200,7 +212,13 @@ class Hand:
         """Press to lock; if the controller still shows the prompt, run() plays it again."""
         self.sim.press(LOCK_PRESS_MS)
         if await self._wait(lambda v: v.state != "programming" or v.pid != pid):
-            self._done.add(pid)
+            self._mark_done(pid)
+
+    def _mark_done(self, pid: int) -> None:
+        self._done[pid] = time.monotonic()
+        if len(self._done) > DONE_KEPT:  # the oldest half goes (dicts keep insertion order)
+            for old in list(self._done)[: DONE_KEPT // 2]:
+                del self._done[old]
 
     def _still(self, pid: int) -> bool:
         return self._still_view(self.sim.view(), pid)
