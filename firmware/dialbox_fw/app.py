@@ -314,12 +314,16 @@ async def run(hal, cfg_path="config.json", store=None, extra=None):
 
         app.add_link(SerialLink(serial))
     tasks = []
-    if configmod.uses_mqtt(app.cfg) and app.ctl.state != ctlmod.ERROR:
-        tasks.append(asyncio.create_task(start_mqtt(app, hal)))
-    if extra is not None:
-        tasks.append(asyncio.create_task(extra(app)))
     try:
         try:
+            if hal.button_pressed():  # held at power-on: the self-test, if held on 2 s
+                from dialbox_fw.core.selftest import run as selftest
+
+                await selftest(hal, app.ctl)
+            if configmod.uses_mqtt(app.cfg) and app.ctl.state != ctlmod.ERROR:
+                tasks.append(asyncio.create_task(start_mqtt(app, hal)))
+            if extra is not None:
+                tasks.append(asyncio.create_task(extra(app)))
             await app.main_loop()
         except Exception as e:
             # escaped the guarded passes: report it (log, host, OLED: one more pass sends

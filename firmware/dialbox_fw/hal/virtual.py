@@ -10,6 +10,7 @@ object per line:
                {"op": "reset"}   (the reset button: reset() as machine.reset() on a board)
                {"op": "hang", "ms": 3000}  (the main loop stops for that long: stuck bus)
                {"op": "quit"}
+  (DIALBOX_SIM_BAT_MV=3900 gives it a cell for the self-test's battery line, core/selftest.py)
   sim -> test  {"ev": "view", "lines": [...], "led": "rrggbb", "state": "locked",
                 "wire": "locked", "pid": 17, "linked": true}
                {"ev": "mem", "alloc": bytes, "free": bytes, "peak": bytes}
@@ -73,6 +74,18 @@ class FdStream:
             view = view[n:]
 
 
+class SimBattery:
+    """hal.board.Battery's read side: read_mv() at the pin, times divider = the cell."""
+
+    divider = 1
+
+    def __init__(self, mv):
+        self.mv = mv
+
+    def read_mv(self):
+        return self.mv
+
+
 class VirtualHal:
     """Board-shaped object: the same methods as hal.board.BoardHal, with no hardware."""
 
@@ -91,6 +104,10 @@ class VirtualHal:
         self.rx = b""
         self.resets = 0
         self.peak = 0  # highest gc.mem_alloc() seen by poll() (benchmarks)
+        # a cell for the self-test's battery line, when DIALBOX_SIM_BAT_MV names its mV
+        # (the game itself still runs as a USB-powered controller: can_sense_battery())
+        mv = getenv("DIALBOX_SIM_BAT_MV")
+        self.battery = None if mv is None else SimBattery(int(mv))
         wdt = int(getenv("DIALBOX_SIM_WDT_MS", "0"))
         # the watchdog, when asked for: [timeout ms, last fed (None: not started)]
         self.watchdog = [wdt, None] if wdt else None

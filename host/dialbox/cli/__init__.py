@@ -35,6 +35,7 @@ _COMMAND_MODULES = (
     "dialbox.cli.screen",
     "dialbox.cli.sim",
     "dialbox.cli.firmware",
+    "dialbox.cli.hardware",
     "dialbox.cli.audit",
     "dialbox.cli.history",
 )

@@ -45,7 +45,7 @@ def add_parser(sub: Any) -> None:
                       "refuses the controller)")
     v.set_defaults(func=run_provision)
     h = fsub.add_parser("hardware", help="regenerate hardware/<board>/: pinout, Wokwi "
-                        "diagram, netlist and BOM")
+                        "diagram, netlist, BOM, schematic, and the build guide's pictures")
     h.set_defaults(func=run_hardware)
 
 

@@ -31,6 +31,9 @@ _HAL_HARDWARE = {
     "encoders_irq.py",
 }
 _SIM_ONLY = {"virtual.py", "sim.py", "sim_auto.py"}
+_HOST_ONLY_KEYS = ("name", "micropython", "micropython_url", "wokwi")
+"""Profile keys only the host's tools read (wiring pages, Wokwi diagrams): left out of the
+board's board.json, which is written compact (the bundle's size budget counts it)."""
 
 
 @dataclass(frozen=True)
@@ -96,15 +99,16 @@ def _digest(board: str) -> str:
         h.update(rel.encode())
         h.update(src.read_bytes())
     if board != SIM:
-        h.update((firmware_dir() / "boards" / f"{board}.json").read_bytes())
+        h.update(board_json(board).encode())
     return h.hexdigest()[:16]
 
 
 def build(board: str, out_dir: Path | None = None) -> Bundle:
     """Compile the board's modules with mpy-cross into out_dir (default build/firmware/<board>).
 
-    The board profile goes in as board.json and main.py stays source (MicroPython runs
-    main.py by name). A bundle whose sources are unchanged is reused.
+    The board profile goes in as board.json (board_json: without the host-only keys) and
+    main.py stays source (MicroPython runs main.py by name). A bundle whose sources are
+    unchanged is reused.
     """
     root = out_dir if out_dir is not None else repo_root() / "build" / "firmware" / board
     stamp = root / ".stamp"
@@ -127,9 +131,15 @@ def build(board: str, out_dir: Path | None = None) -> Bundle:
             raise RuntimeError(f"mpy-cross failed on {src}: {proc.stderr.strip()}")
     if board != SIM:
         shutil.copy(firmware_dir() / "main.py", root / "main.py")
-        shutil.copy(firmware_dir() / "boards" / f"{board}.json", root / "board.json")
+        (root / "board.json").write_text(board_json(board))
     stamp.write_text(digest)
     return Bundle(board, root, _listing(root))
+
+
+def board_json(board: str) -> str:
+    """The profile as the board gets it: what the firmware reads, compact JSON."""
+    prof = {k: v for k, v in profile(board).items() if k not in _HOST_ONLY_KEYS}
+    return json.dumps(prof, separators=(",", ":")) + "\n"
 
 
 def _listing(root: Path) -> tuple[str, ...]:

@@ -6,22 +6,33 @@ in `dialbox.firmware_tools.netlist`), so none of it can drift from what the firm
 - pinout.md: the wiring table, power and battery notes, the Wokwi notes and every net;
 - diagram.json: a Wokwi diagram, valid for the parts in hardware/wokwi/*.json;
 - netlist.net: the KiCad netlist (SKiDL), whose ERC runs in `make test`;
-- bom.md: the bill of materials of the same design.
+- bom.md: the bill of materials of the same design;
+- schematic.svg: the schematic drawn from the same design (`schematic`).
+
+The build guide's pictures and tables come from the same design too: docs/build/step-*.svg
+(the schematic with one wiring step's parts highlighted) and the sections of
+docs/build-guide.md between `<!-- generated:NAME -->` and `<!-- /generated:NAME -->` (the
+parts lists for one controller and for a table, and each step's parts).
 """
 
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from pathlib import Path
 from typing import Any
 
-from dialbox.firmware_tools import netlist
+from dialbox.enclosure.layout import layout as enclosure_layout
+from dialbox.firmware_tools import netlist, schematic
 from dialbox.firmware_tools.bundle import boards, profile
 from dialbox.paths import repo_root
 
 __all__ = [
+    "GUIDE_BOARD",
     "WOKWI_MICROPYTHON",
+    "guide_sections",
+    "guide_text",
     "outputs",
     "pinout_markdown",
     "repo_root",
@@ -343,18 +354,118 @@ def wokwi_diagram(board: str) -> dict[str, Any]:
 
 
 def _bom_extras(prof: dict[str, Any]) -> list[tuple[int, str, str, str]]:
+    shell = enclosure_layout(prof["board"]).shell
+    size = f"{shell.width:g} x {shell.depth:g} x {shell.height:g} mm"
     return [
         (3, "knob for a 6 mm D shaft, printed with the wheel faces", "3D printed",
          "left: 8 directions, centre: 0-9 on colours, right: A-D"),
         (1, "micro-USB data cable", "", "power and the serial link (all three boards "
          "have micro-USB)"),
         (1, "perfboard 50 x 70 mm, female headers for the board, hook-up wire", "", ""),
-        (1, "enclosure, about 120 x 70 x 35 mm", "3D printed", "hardware/README.md"),
+        (1, f"enclosure, two parts, {size}", "3D printed",
+         "`dialbox hardware enclosure`; docs/build-guide.md"),
     ]  # fmt: skip
 
 
+GUIDE_BOARD = "pico_w"
+"""The board the build guide's step pictures are drawn for (the Picos share one design)."""
+_MARK = re.compile(r"(<!-- generated:([a-z0-9-]+) -->\n).*?(<!-- /generated:\2 -->)", re.S)
+
+
+def _board_families() -> list[tuple[list[str], netlist.Design]]:
+    """Boards whose BOMs are the same part for part, with one design of each."""
+    fams: list[tuple[list[str], netlist.Design]] = []
+    for b in boards():
+        d = netlist.design(b)
+        key = sorted((p.spec.description, p.value, p.group) for p in d.parts[1:])
+        for names, other in fams:
+            if sorted((p.spec.description, p.value, p.group) for p in other.parts[1:]) == key:
+                names.append(b)
+                break
+        else:
+            fams.append(([b], d))
+    return sorted(fams, key=lambda f: GUIDE_BOARD not in f[0])  # the guide's board first
+
+
+def _parts_rows(group: str) -> list[str]:
+    fams = _board_families()
+    items: dict[tuple[str, str], dict[int, list[str]]] = {}
+    for i, (_, d) in enumerate(fams):
+        for p in d.parts:
+            if p.group != group:
+                continue
+            what = p.spec.description if p is not d.parts[0] else "the board"
+            value = p.value if p is not d.parts[0] else ""
+            items.setdefault((what, value), {}).setdefault(i, []).append(p.ref)
+    rows = []
+    for (what, value), per in items.items():
+        cells = []
+        for i, (_, d) in enumerate(fams):
+            refs = per.get(i, [])
+            if what == "the board":
+                cells.append(f"1 / {netlist.TABLE_OF} ({d.parts[0].ref}): {d.parts[0].spec.buy}")
+            elif refs:
+                cells.append(f"{len(refs)} / {len(refs) * netlist.TABLE_OF} ({', '.join(refs)})")
+            else:
+                cells.append("-")
+        rows.append(f"| {what} | {value} | " + " | ".join(cells) + " |")
+    return rows
+
+
+def _parts_markdown() -> str:
+    fams = _board_families()
+    head = " | ".join(" or ".join(f"`{b}`" for b in sorted(names, reverse=True))
+                      + ": one / a table" for names, _ in fams)  # fmt: skip
+    rule = "|---|---|" + "---|" * len(fams)
+    lines = [f"Quantities for one controller / for a table of {netlist.TABLE_OF} "
+             "(with the references of the netlist); each board's own list, with what to buy, "
+             "is `hardware/<board>/bom.md`.", "",
+             "**Every controller**", "", f"| part | value | {head} |", rule,
+             *_parts_rows("controller"), "",
+             "**Cordless (battery) builds only**", "", f"| part | value | {head} |", rule,
+             *_parts_rows("battery"), "",
+             "**Not on the netlist**", "", f"| item | one / a table of {netlist.TABLE_OF} | "
+             "source | note |", "|---|---|---|---|"]  # fmt: skip
+    for qty, item, source, note in _bom_extras(profile(GUIDE_BOARD)):
+        lines.append(f"| {item} | {qty} / {qty * netlist.TABLE_OF} | {source} | {note} |")
+    return "\n".join(lines) + "\n"
+
+
+def _step_markdown(step: schematic.Step) -> str:
+    d = netlist.design(GUIDE_BOARD)
+    refs = schematic.step_parts(d, step.slug)
+    parts = [d.part(r) for r in refs]
+    listed = ", ".join(f"{p.ref} ({p.value})" for p in parts)
+    return (
+        f"![Step {step.n}: {step.title}](build/step-{step.n}-{step.slug}.svg)\n\n"
+        f"*{step.title}: the parts of this step in blue ({d.title}).* Parts: {listed}.\n"
+    )
+
+
+def guide_sections() -> dict[str, str]:
+    """The generated sections of docs/build-guide.md, by marker name."""
+    out = {"parts": _parts_markdown()}
+    for step in schematic.STEPS:
+        out[f"step-{step.n}"] = _step_markdown(step)
+    return out
+
+
+def guide_text(current: str) -> str:
+    """The build guide with every generated section filled in from the design."""
+    sections = guide_sections()
+
+    def fill(m: re.Match[str]) -> str:
+        name = m.group(2)
+        if name not in sections:
+            raise ValueError(f"docs/build-guide.md: no generated section {name!r}")
+        return m.group(1) + sections[name] + m.group(3)
+
+    return _MARK.sub(fill, current)
+
+
 def outputs() -> dict[Path, str]:
-    """Every generated file under hardware/ and its exact content."""
+    """Every generated file (under hardware/, docs/build/ and the build guide's generated
+    sections) and its exact content."""
     root = repo_root() / "hardware"
     out: dict[Path, str] = {}
     for b in boards():
@@ -364,6 +475,15 @@ def outputs() -> dict[Path, str]:
         out[root / b / "diagram.json"] = json.dumps(wokwi_diagram(b), indent=2) + "\n"
         out[root / b / "netlist.net"] = netlist.netlist_text(b)
         out[root / b / "bom.md"] = netlist.bom_markdown(b, gen, _bom_extras(prof))
+        out[root / b / "schematic.svg"] = schematic.schematic_svg(b)
+    docs = repo_root() / "docs"
+    for step in schematic.STEPS:
+        out[docs / "build" / f"step-{step.n}-{step.slug}.svg"] = schematic.step_svg(
+            GUIDE_BOARD, step.slug
+        )
+    guide = docs / "build-guide.md"
+    if guide.exists():
+        out[guide] = guide_text(guide.read_text())
     return out
 
 
