@@ -136,6 +136,7 @@ MESSAGES = (
     ("dial", "u", 0, (("pid", "i"), ("sel", "l"))),
     ("revealed", "d", 1, (("pid", "i"), ("choices", "l"), ("summary", "s"), ("reveals", "l"))),
     ("headline", "d", 1, (("text", "s"),)),
+    ("seatview", "d", 1, (("view", "s"),)),
     ("ping", "b", 0, (("ms", "i"),)),
     ("pong", "b", 0, (("ms", "i"),)),
     ("error", "b", 0, (("code", "i"), ("detail", "s"), ("ref", "i"))),

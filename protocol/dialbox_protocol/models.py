@@ -212,6 +212,14 @@ class Headline(Message):
     Adventure: Blue's turn"); "" clears it."""
 
 
+class SeatView(Message):
+    t: Literal["seatview"] = "seatview"
+    view: Annotated[str, Field(min_length=2, max_length=900)]
+    """The seat's own view as compact JSON text (an object): its private part of the game's
+    view for this seat, never another seat's (docs/protocol.md). Sent only to a controller
+    whose hello lists the `seatview` capability (the phone controller page)."""
+
+
 class Ping(Message):
     t: Literal["ping"] = "ping"
     ms: Annotated[int, Field(ge=0, lt=1 << 30)] = 0
@@ -267,6 +275,7 @@ AnyMessage = Annotated[
     | Dial
     | Revealed
     | Headline
+    | SeatView
     | Ping
     | Pong
     | Error

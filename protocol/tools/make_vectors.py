@@ -97,6 +97,9 @@ VALID: list[tuple[str, str, int, list[Any]]] = [
     ("revealed void", "revealed", 7, [17, [], "Void: seat 2 lost its choice", []]),
     ("headline", "headline", 8, ["Round 2 Adventure: Blue's turn"]),
     ("headline cleared", "headline", 9, [""]),
+    ("seatview", "seatview", 10,
+     ['{"game":"pipcycle","seat":0,"phase":"game","private":{"hands":[["2H","5H","2C"],3]},'
+      '"own":{"reserve":3,"lost":0},"headline":""}']),
     ("ping", "ping", 0, [123456]),
     ("pong", "pong", 0, [123456]),
     ("error", "error", 0, [13, "reveal does not match commitment", 3]),

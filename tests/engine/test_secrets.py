@@ -28,6 +28,7 @@ import pytest
 
 from dialbox.engine import Ask, Decision, Game, Selection, game_info, game_names
 from dialbox.engine.bots import RandomBot, answer_with_bots
+from dialbox.runner.seatview import seatview_text
 from dialbox.runner.telling import tell
 
 SEEDS = range(8)
@@ -60,6 +61,11 @@ def assert_same_views(a: Game, b: Game, who: list[int], where: str) -> None:
     assert a.headline() == b.headline(), f"{where}: the controllers' headline differs"
     for p in who:
         assert a.view(p) == b.view(p), f"{where}: player {p + 1}'s view differs"
+        # what a phone at that seat is sent (`seatview`, dialbox.runner.seatview): before
+        # all-locked and while a private answer or a dealt component stays hidden, it
+        # carries nothing of another seat's locked selection or hidden information
+        assert seatview_text(a, p) == seatview_text(b, p), \
+            f"{where}: the seatview sent to player {p + 1} differs"
 
 
 def two_answers(game: Game, ask: Ask, rng: random.Random,
@@ -262,6 +268,29 @@ def test_the_check_catches_a_dealt_card_shown() -> None:
     game = ShownHands({"players": 2, "seed": 1})
     with pytest.raises(AssertionError, match="view differs"):
         check_dealt(game, random.Random(1), "shown hands")
+
+
+def test_the_check_catches_a_seatview_that_shows_another_hand() -> None:
+    """... and on a seat view that carries another seat's hidden hand: a game whose every
+    player's view shows every hand (the views are then equal, the leak is the seatview's
+    only if it were built from anything but the seat's own view, so build one that is)."""
+    import dialbox.runner.seatview as sv
+    from tests.plugins.blindbid.game import BlindBid
+
+    game = BlindBid({"players": 2, "seed": 1})
+    real = sv.private_part
+
+    def leaky(g: Game, seat: int, public: dict[str, Any] | None = None) -> dict[str, Any]:
+        out = real(g, seat, public)
+        out["all_hands"] = [list(h) for h in g.hands]  # type: ignore[attr-defined]
+        return out
+
+    sv.private_part = leaky  # type: ignore[assignment]
+    try:
+        with pytest.raises(AssertionError, match="seatview sent to player"):
+            check_dealt(game, random.Random(1), "seatview shows hands")
+    finally:
+        sv.private_part = real  # type: ignore[assignment]
 
 
 def test_the_check_catches_a_hand_in_a_prompt_text() -> None:

@@ -51,6 +51,7 @@ from dialbox.journal.entries import (
     parse,
 )
 from dialbox.lockbox import Lockbox
+from dialbox.phone.codes import JoinCode, JoinCodes, Refusal
 from dialbox.runner.oled import oled_text
 from dialbox.runner.pids import PromptIds
 from dialbox.runner.prompts import PromptCycle
@@ -58,6 +59,7 @@ from dialbox.runner.public import Publisher
 from dialbox.runner.replay import Numbered
 from dialbox.runner.runner import CONTROLLER_STATES, GameRunner, GameStart, SeatPlan
 from dialbox.runner.seating import Seating
+from dialbox.runner.seatview import SeatViews, seatview_text
 from dialbox.runner.settings import TableSettings
 from dialbox.sessions import Session
 from dialbox.table import Feed, LinkInfo, Table, TableState
@@ -120,6 +122,13 @@ class Console:
         self.host_name = host_name
         self.menu_enabled = menu or not settings.game
         self.record = functools.partial(journal.record, settings.name)
+        self.joins = JoinCodes()
+        """The join codes of the free seats, for phones (dialbox.phone)."""
+        self.seatviews = SeatViews(self._push_views)
+        """Each seatview-capable controller's seat view, sent when it changes."""
+        self.phone: Any = None
+        """This table's phone gateway (dialbox.phone.gateway), set by the daemon: the table
+        screen hands it phones' pairing requests and WebSockets."""
         self.publisher = Publisher(self.state)
         self.publisher.watchers.append(self._watch)
         self.finished = asyncio.Event()
@@ -231,8 +240,10 @@ class Console:
         self.publisher.changed()
 
     def _watch(self) -> None:
-        """After each burst of changes: a game that ended sends the table to its menu (in
-        the next loop turn, never inside the runner's own call)."""
+        """After each burst of changes: each phone's seat view if it changed; a game that
+        ended sends the table to its menu (in the next loop turn, never inside the runner's
+        own call)."""
+        self._push_views()
         runner = self.runner
         if runner is None or not runner.finished.is_set():
             return
@@ -525,6 +536,64 @@ class Console:
     def links(self) -> dict[str, LinkInfo]:
         return self._seating().links()
 
+    # ------------------------------------------------------------------ phones
+
+    @property
+    def name(self) -> str:
+        return self.settings.name
+
+    def _push_views(self) -> None:
+        """Post each seatview-capable controller its seat's view, if it changed."""
+        if self.runner is None and self.seating is None:
+            return  # (still starting)
+        seating = self._seating()
+        pairs = []
+        for uid, session in seating.sessions.items():
+            seat = seating.table.seat_of(uid)
+            if seat is not None:
+                pairs.append((session, seat.index))
+        if not pairs:
+            return
+        runner = self.runner
+        if runner is not None:
+            game: Game | None = runner.game
+            name: str | None = runner.settings.game
+            phase = "game"
+        else:
+            game, name, phase = None, None, "menu"
+        self.seatviews.push(pairs, lambda seat: seatview_text(game, seat, name=name,
+                                                               phase=phase))
+
+    def _join_stage(self) -> str:
+        return f"{'game' if self.runner is not None else 'menu'}-{self.number}"
+
+    def _join_seats(self) -> list[int]:
+        """The seats a phone may take now: every free seat of the game (none once it is
+        over), or in the menu the next free place."""
+        runner = self.runner
+        if runner is not None:
+            if runner.finished.is_set():
+                return []
+            return [s.index for s in runner.table.seats if not s.taken]
+        if self.seating is None:
+            return []
+        free = self.seating.table.next_free()
+        return [free.index] if free is not None else []
+
+    def join_codes(self) -> list[JoinCode]:
+        """The join codes of the free seats now (public: the screen shows them)."""
+        return self.joins.current(self._join_seats(), self._join_stage())
+
+    def check_code(self, code: str) -> JoinCode | Refusal:
+        return self.joins.check(code, self._join_seats(), self._join_stage())
+
+    def reserve(self, jc: JoinCode, uid: str) -> None:
+        """A phone paired with `jc`: its seat is the phone's (journaled), as a controller's
+        seat is; its hello is then a returning controller's."""
+        self._seating().claim(jc.seat, uid)
+        self.joins.spend(jc)
+        self.publisher.changed()
+
     # ------------------------------------------------------------------ requests
 
     def fill_with_bots(self) -> None:
@@ -576,6 +645,7 @@ class Console:
         self.publisher.changed()
 
     def on_snapshot(self, session: Session, snap: Snapshot) -> None:
+        self.seatviews.forget(session)  # a new welcome: its seat's view goes again
         if self.runner is not None:
             self.runner.on_snapshot(session, snap)
             return

@@ -11,6 +11,7 @@ from typing import Any
 from dialbox.console.console import Console
 from dialbox.daemon.config import DaemonConfig
 from dialbox.journal import Journal
+from dialbox.phone.gateway import LocalPhones
 from dialbox.sessions import Session
 from dialbox.sessions.keys import Authenticator, KeyStore
 from dialbox.transports.base import Link
@@ -89,6 +90,12 @@ class Daemon:
         self.auth = Authenticator(self.keys, config.host.require_keys)
         self.watcher: SerialWatcher | None = None
         self.desk = SerialDesk(list(self.runners.values()))
+        self.phones = {name: LocalPhones(runner, self.keys, self.serve)
+                       for name, runner in self.runners.items()}
+        """Each table's phone gateway: pairing and WebSocket links of the phone page
+        (dialbox.phone); the table screen finds it as its table's `phone`."""
+        for name, runner in self.runners.items():
+            runner.phone = self.phones[name]
         self._refreshers: list[Callable[[], None]] = []
         if config.mqtt is not None:
             m = config.mqtt
@@ -109,6 +116,10 @@ class Daemon:
             await session.run()
         finally:
             self.sessions.remove(session)
+
+    async def serve(self, link: Link, host: Any) -> None:
+        """Serve a link made elsewhere (a phone's) until it closes."""
+        await self._serve(link, host)
 
     async def _serial_link(self, link: SerialLink) -> None:
         await self._serve(link, self.desk)

@@ -50,9 +50,11 @@ import json
 import logging
 import math
 import os
+import shutil
 import signal
 import socket
 import sys
+import tempfile
 import tomllib
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -167,6 +169,22 @@ def prepare(config: DaemonConfig) -> None:
 # ---------------------------------------------------------------------- the channel
 
 
+@dataclasses.dataclass(frozen=True, slots=True)
+class Join:
+    """A free seat's join code, as a worker reported it (dialbox.phone.codes.JoinCode)."""
+
+    code: str
+    seat: int
+
+
+def _joins_of(data: Any) -> list[Join]:
+    if data is None:
+        return []
+    if not isinstance(data, list):
+        raise ValueError("join: not a list")
+    return [Join(str(code), int(seat)) for code, seat in data]
+
+
 def _links_json(links: Mapping[str, LinkInfo]) -> bytes:
     return json.dumps({uid: dataclasses.asdict(info) for uid, info in links.items()},
                       separators=(",", ":")).encode()
@@ -200,8 +218,12 @@ class RemoteTable:
         self.feed: Feed[TableState] = Feed()
         self._state: TableState | None = None
         self._links: dict[str, LinkInfo] = {}
+        self._joins: list[Join] = []
         self.on_first: Callable[[RemoteTable], None] | None = None
         """Called once, with the first state a worker reports (displays attach then)."""
+        self.phone: object | None = None
+        """The table's phone gateway (dialbox.phone.gateway.RelayPhones: pairing requests
+        and phones' WebSockets relayed to the worker), set by the supervisor."""
 
     @property
     def known(self) -> bool:
@@ -215,15 +237,24 @@ class RemoteTable:
     def links(self) -> dict[str, LinkInfo]:
         return dict(self._links)
 
-    def update(self, state: TableState, links: dict[str, LinkInfo]) -> None:
+    def join_codes(self) -> list[Join]:
+        """The join codes of the free seats, as the worker last reported them."""
+        return list(self._joins)
+
+    def update(self, state: TableState, links: dict[str, LinkInfo],
+               joins: list[Join] | None = None) -> None:
         first = self._state is None
         self._state, self._links = state, links
+        if joins is not None:
+            self._joins = joins
         if first and self.on_first is not None:
             self.on_first(self)
         self.feed.publish(state)
 
-    def set_links(self, links: dict[str, LinkInfo]) -> None:
+    def set_links(self, links: dict[str, LinkInfo], joins: list[Join] | None = None) -> None:
         self._links = links
+        if joins is not None:
+            self._joins = joins
 
     def lost(self) -> None:
         """Its worker died: its controllers are offline until the new worker reports."""
@@ -231,7 +262,7 @@ class RemoteTable:
             return
         seats = tuple(s.model_copy(update={"online": False}) if s.kind == "controller" else s
                       for s in self._state.seats)
-        self.update(self._state.model_copy(update={"seats": seats, "pairing": ()}), {})
+        self.update(self._state.model_copy(update={"seats": seats, "pairing": ()}), {}, [])
 
 
 def _describe(rc: int | None) -> str:
@@ -272,11 +303,24 @@ class Supervisor:
         self.remotes = {name: RemoteTable(name) for name in follow}
         self.command = list(command) if command is not None else [
             sys.executable, "-m", "dialbox", "run"]
+        self.phone_dir = Path(tempfile.mkdtemp(prefix="dialbox-phones-"))
+        """The workers' Unix sockets for phones (mode 0700: this user only), removed when
+        the supervisor stops."""
+        from dialbox.phone.gateway import RelayPhones
+
+        for slot in self.slots:
+            for name in slot.tables:
+                if name in self.remotes:
+                    self.remotes[name].phone = RelayPhones(self.phone_socket(slot), name)
         self.fatal = False
         self._stop = asyncio.Event()
 
     def stop(self) -> None:
         self._stop.set()
+
+    def phone_socket(self, slot: Slot) -> Path:
+        """Where worker `slot` listens for the phones of its tables."""
+        return self.phone_dir / f"w{slot.index}.sock"
 
     def pids(self) -> list[int]:
         return [s.proc.pid for s in self.slots
@@ -310,6 +354,7 @@ class Supervisor:
             for k in keepers:
                 k.cancel()
             await asyncio.gather(*keepers, return_exceptions=True)
+            shutil.rmtree(self.phone_dir, ignore_errors=True)
         log.info("workers stopped")
         return 1 if self.fatal else 0
 
@@ -361,7 +406,8 @@ class Supervisor:
         reader, writer = await asyncio.open_unix_connection(sock=ours, limit=CHANNEL_LIMIT)
         hello = {"worker": slot.index,
                  "config": worker_data(self.data, slot.index, slot.tables),
-                 "follow": [n for n in slot.tables if n in self.remotes]}
+                 "follow": [n for n in slot.tables if n in self.remotes],
+                 "phones": str(self.phone_socket(slot))}
         writer.write(json.dumps(hello, separators=(",", ":")).encode() + b"\n")
         listener = asyncio.create_task(self._listen(slot, proc.pid, reader))
         try:
@@ -387,9 +433,10 @@ class Supervisor:
                 if remote is None:
                     continue
                 if kind == "state":
-                    remote.update(TableState.model_validate_json(state), _links_of(msg["links"]))
+                    remote.update(TableState.model_validate_json(state), _links_of(msg["links"]),
+                                  _joins_of(msg.get("join")))
                 elif kind == "links":
-                    remote.set_links(_links_of(msg["links"]))
+                    remote.set_links(_links_of(msg["links"]), _joins_of(msg.get("join")))
             except (ValueError, KeyError, TypeError) as e:  # (ValidationError is a ValueError)
                 detail = e.errors()[0]["msg"] if isinstance(e, ValidationError) else str(e)
                 log.error("worker %d sent an unreadable message (%s): not shown", slot.index,
@@ -422,6 +469,8 @@ class StateRelay:
         self._held: set[str] = set()
         self._had_links: set[str] = set()
         self._sent: dict[str, bytes] = {}
+        self._joins: dict[str, list[list[Any]]] = {}
+        """The join codes last sent of each table."""
         self._ticker: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -469,11 +518,18 @@ class StateRelay:
         if links:
             self._had_links.add(name)
         state = runner.state().model_dump_json().encode()
+        join = self.join(name)
         if state == self._sent.get(name):  # (a change the table does not see)
-            self.message({"t": "links", "table": name}, _links_json(links))
+            self.message({"t": "links", "table": name, "join": join}, _links_json(links))
             return
         self._sent[name] = state
-        self.message({"t": "state", "table": name}, _links_json(links), state)
+        self.message({"t": "state", "table": name, "join": join}, _links_json(links), state)
+
+    def join(self, name: str) -> list[list[Any]]:
+        """The table's join codes now ([code, seat] each), remembered as sent."""
+        codes = [[j.code, j.seat] for j in self.runners[name].join_codes()]
+        self._joins[name] = codes
+        return codes
 
     async def _tick(self) -> None:
         while True:
@@ -485,8 +541,11 @@ class StateRelay:
                 if self._congested():
                     continue
                 links = runner.links()
-                if links or name in self._had_links:
-                    self.message({"t": "links", "table": name}, _links_json(links))
+                before = self._joins.get(name)
+                join = self.join(name)
+                if links or name in self._had_links or join != before:
+                    self.message({"t": "links", "table": name, "join": join},
+                                 _links_json(links))
                     if not links:
                         self._had_links.discard(name)
 
@@ -503,7 +562,7 @@ def _read_hello(sock: socket.socket) -> dict[str, Any] | None:
 
 
 async def _work(index: int, sock: socket.socket, config: DaemonConfig,
-                follow: list[str]) -> None:
+                follow: list[str], phone_socket: str | None = None) -> None:
     from dialbox.daemon.daemon import Daemon
 
     reader, writer = await asyncio.open_unix_connection(sock=sock, limit=CHANNEL_LIMIT)
@@ -515,6 +574,12 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, daemon.stop)
     relay = StateRelay(writer, daemon.runners, follow)
+    phones = None
+    if phone_socket:  # the supervisor's relay of phones to this worker's tables
+        from dialbox.phone.gateway import PhoneServer
+
+        phones = PhoneServer(phone_socket, daemon.phones)
+        await phones.start()
     relay.message({"t": "ready", "tables": list(daemon.runners)})
     relay.start()
 
@@ -530,6 +595,8 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
     finally:
         eof.cancel()
         relay.close()
+        if phones is not None:
+            await phones.close()
         daemon.journal.close()
         writer.close()
 
@@ -559,7 +626,9 @@ def worker_main(index: int, channel: int, parent: int) -> int:
     logging.basicConfig(level=config.host.log_level.upper(),
                         format=f"%(asctime)s %(levelname)s w{index} %(name)s: %(message)s")
     try:
-        asyncio.run(_work(index, sock, config, list(hello["follow"])))
+        phone_socket = hello.get("phones")
+        asyncio.run(_work(index, sock, config, list(hello["follow"]),
+                          phone_socket if isinstance(phone_socket, str) else None))
     except (EngineError, JournalError, KeyStoreError) as e:
         print(f"dialbox run: {e}", file=sys.stderr, flush=True)
         return FATAL

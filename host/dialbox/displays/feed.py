@@ -21,6 +21,9 @@ class PublicFeed(Feed[TableView]):
     def __init__(self, initial: TableView | None = None) -> None:
         super().__init__(initial if initial is not None else TableView(), BACKLOG)
         self.latest: TableView
+        self.phone: object | None = None
+        """The phone gateway of the table this feed shows (set by the follower that feeds
+        it: dialbox.displays.tablefeed): the screen hands phones' requests to it."""
 
     def publish(self, view: TableView) -> TableView:  # type: ignore[override]
         """Publish `view` (its seq is set to follow the last one); returns what was published."""

@@ -38,7 +38,7 @@ class SeatView(_Frozen):
     occupant: Occupant = "empty"
     uid: str | None = None
     transport: str | None = None
-    """serial, mqtt, local (in-process) or None for a bot or an empty seat."""
+    """serial, mqtt, phone, local (in-process) or None for a bot or an empty seat."""
     firmware: str | None = None
     link: float | None = Field(None, ge=0, le=1)
     """Link quality 0..1 (share of recent heartbeats received), if known."""
@@ -137,6 +137,17 @@ class Pairing(_Frozen):
     text: str
 
 
+class JoinView(_Frozen):
+    """A free seat's join code for a phone (public on purpose: the screen shows it to the
+    room; it pairs one phone, once, for a few minutes). The page adds the QR code of
+    `/phone?code=CODE` (`/phone/qr/CODE.svg`)."""
+
+    seat: int = Field(ge=0)
+    name: str
+    """The seat's colour name."""
+    code: str = Field(pattern=r"^[A-HJ-NP-Z2-9]{6}$")
+
+
 class GameChoice(_Frozen):
     name: str
     title: str
@@ -226,6 +237,8 @@ class TableView(_Frozen):
     games: tuple[GameChoice, ...] = ()
     game: str | None = None
     pairing: tuple[Pairing, ...] = ()
+    join: tuple[JoinView, ...] = ()
+    """The join codes of the free seats (phones as controllers: docs/displays.md)."""
     seats: tuple[SeatView, ...] = ()
     prompt: PromptView | None = None
     reveal: PromptView | None = None

@@ -20,15 +20,19 @@ import asyncio
 import contextlib
 import html
 import importlib
+import io
+import ipaddress
 import os
 import re
 import socket
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol, cast
+from urllib.parse import urlsplit
 
+import segno
 import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -64,6 +68,75 @@ DATA_FILE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*\.json")
 """A data file a board may fetch from beside its board.js: a plain name ending in .json."""
 NO_CACHE = {"Cache-Control": "no-cache"}
 """Revalidate: a kiosk browser left open across an update must not keep an old board."""
+PHONE_PAGE = STATIC / "phone" / "index.html"
+"""The phone controller page (its other files under /static/phone/)."""
+JOIN_CODE = re.compile(r"[A-HJ-NP-Z2-9]{6}")
+"""A join code (dialbox.phone.codes: no 0/O, no 1/I)."""
+PAIR_BODY_MAX = 4096
+WS_MAX_SIZE = 64 * 1024
+"""Bytes of one WebSocket message the server reads at all (a phone's frame is at most 1 KB:
+a longer message is refused by the phone link, one over this closes the connection)."""
+
+
+class PhoneGateway(Protocol):
+    """Where the screen hands phones (dialbox.phone.gateway; the displays import neither
+    sessions nor transports, so they see only this)."""
+
+    async def pair(self, body: bytes) -> tuple[int, dict[str, Any]]: ...
+
+    async def link(self, ws: Any) -> None: ...
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def lan_address() -> str:
+    """This machine's address on its network (the interface of its default route; no packet
+    is sent), or its host name."""
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("192.0.2.1", 9))  # TEST-NET-1: a route lookup only
+        address: str = s.getsockname()[0]
+        if not _loopback(address):
+            return address
+    return socket.gethostname()
+
+
+def phone_base(request: Request) -> str:
+    """The phone page's address as a phone in the room reaches it: the address the screen
+    was opened with, or, when that is this machine's loopback (a kiosk on the Pi), its
+    network address."""
+    url = request.url
+    host = url.hostname or "localhost"
+    if _loopback(host):
+        host = lan_address()
+    if ":" in host:
+        host = f"[{host}]"
+    port = f":{url.port}" if url.port else ""
+    return f"{url.scheme}://{host}{port}/phone"
+
+
+def same_origin(headers: Mapping[str, str]) -> bool:
+    """Whether a request comes from this screen's own pages (or from no page at all: a
+    request without an Origin header). The phone page is served here, same origin; another
+    site's page in a player's browser may not pair or link on its behalf."""
+    origin = headers.get("origin")
+    if origin is None:
+        return True
+    return urlsplit(origin).netloc.lower() == headers.get("host", "").lower()
+
+
+def qr_svg(text: str) -> bytes:
+    """A QR code of `text` as SVG (segno), black on white, with a quiet zone."""
+    buf = io.BytesIO()
+    segno.make(text, error="m").save(buf, kind="svg", scale=6, border=3, dark="#000000",
+                                     light="#ffffff", xmldecl=False)
+    return buf.getvalue()
 
 
 def board_script(game: str) -> Path | None:
@@ -351,6 +424,55 @@ def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None,
     async def state(request: Request) -> Response:
         return JSONResponse(feed.latest.frame())
 
+    def gateway() -> PhoneGateway | None:
+        return cast(PhoneGateway | None, feed.phone)
+
+    async def phone_page(request: Request) -> Response:
+        if not PHONE_PAGE.is_file():
+            return PlainTextResponse("the phone page is not installed", status_code=404)
+        return FileResponse(PHONE_PAGE, media_type="text/html", headers=NO_CACHE)
+
+    async def phone_pair(request: Request) -> Response:
+        if not same_origin(request.headers):
+            return error(403, "pairing is for the phone page of this table screen only")
+        phones = gateway()
+        if phones is None:
+            return error(503, "this table takes no phones yet: try again in a moment")
+        length = request.headers.get("content-length", "")
+        if length.isdigit() and int(length) > PAIR_BODY_MAX:
+            return error(400, f"request body over {PAIR_BODY_MAX} bytes: send "
+                              '{"code": "..."}')
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > PAIR_BODY_MAX:
+                return error(400, f"request body over {PAIR_BODY_MAX} bytes: send "
+                                  '{"code": "..."}')
+        status, answer = await phones.pair(body)
+        return JSONResponse(answer, status_code=status, headers=NO_CACHE)
+
+    async def phone_link(ws: WebSocket) -> None:
+        await ws.accept()
+        if not same_origin(ws.headers):
+            await ws.close(1008, "a phone link from another site's page is refused")
+            return
+        phones = gateway()
+        if phones is None:
+            await ws.close(1013, "this table takes no phones yet: reconnect in a moment")
+            return
+        with contextlib.suppress(WebSocketDisconnect):
+            await phones.link(ws)
+
+    async def phone_qr(request: Request) -> Response:
+        code = request.path_params["code"]
+        if not JOIN_CODE.fullmatch(code):
+            return PlainTextResponse("not a join code", status_code=404)
+        svg = qr_svg(f"{phone_base(request)}?code={code}")
+        return Response(svg, media_type="image/svg+xml", headers=NO_CACHE)
+
+    async def phone_address(request: Request) -> Response:
+        return JSONResponse({"url": phone_base(request)}, headers=NO_CACHE)
+
     async def send_table(ws: WebSocket) -> None:
         async for view in feed.subscribe():
             await ws.send_json(view.frame())
@@ -396,6 +518,11 @@ def screen_app(feed: PublicFeed, strip: RecordingBackend | None = None,
         Route("/api/history", history_list),
         Route("/api/history/{table}/{number}", history_game),
         Route("/replay/{table}/{number}", replay),
+        Route("/phone", phone_page),
+        Route("/phone/pair", phone_pair, methods=["POST"]),
+        WebSocketRoute("/phone/link", phone_link),
+        Route("/phone/qr/{code}.svg", phone_qr),
+        Route("/phone/address", phone_address),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ])
 
@@ -413,7 +540,8 @@ class TableScreen:
         self.sock.bind((host, port))
         self.port: int = self.sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_level="warning", lifespan="off",
-                                ws_ping_interval=None, timeout_graceful_shutdown=2)
+                                ws_ping_interval=None, timeout_graceful_shutdown=2,
+                                ws_max_size=WS_MAX_SIZE)
         self.server = uvicorn.Server(config)
 
     @property

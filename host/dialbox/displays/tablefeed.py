@@ -24,6 +24,7 @@ from dialbox.displays.public import (
     ChoiceView,
     EventView,
     FaceView,
+    JoinView,
     LastGameView,
     MenuView,
     MenuWheelView,
@@ -64,6 +65,29 @@ class RunnerLike(Protocol):
     def links(self) -> Mapping[str, LinkInfo]:
         """Each live controller's link facts now."""
         ...
+
+
+class JoinLike(Protocol):
+    """A free seat's join code (dialbox.phone.codes.JoinCode, or as a worker reported it)."""
+
+    @property
+    def code(self) -> str: ...
+
+    @property
+    def seat(self) -> int: ...
+
+
+def joins_of(runner: object) -> list[JoinLike]:
+    """The join codes a followed table offers now (a runner without phones: none)."""
+    join_codes = getattr(runner, "join_codes", None)
+    if join_codes is None:
+        return []
+    return list(join_codes())
+
+
+def phone_of(runner: object) -> object | None:
+    """The phone gateway of a followed table, if it takes phones (its `phone`)."""
+    return getattr(runner, "phone", None)
 
 
 def _status(seat: SeatState, prompt: PromptState | None, online: bool) -> SeatStatus:
@@ -182,6 +206,7 @@ def table_view(
     state: TableState,
     links: Mapping[str, LinkInfo] | None = None,
     reveal_of: RevealState | None = None,
+    joins: Sequence[JoinLike] = (),
 ) -> TableView:
     """The daemon's public state as a TableView.
 
@@ -258,6 +283,8 @@ def table_view(
         game=(state.game or None) if in_menu else state.game,
         pairing=tuple(Pairing(uid=u, transport=links[u].transport if u in links else "link",
                               text=PAIRING_TEXT.format(uid=u)) for u in state.pairing),
+        join=tuple(JoinView(seat=j.seat, name=colour_name(j.seat), code=j.code)
+                   for j in joins if not over),
         seats=tuple(seats),
         prompt=prompt,
         reveal=reveal,
@@ -312,20 +339,22 @@ class TableFollower:
         self._lobby_shown = False
         self._seen_reveals: set[int] = set()
         self._started = False
+        feed.phone = phone_of(runner)  # the screen hands phones to the table's gateway
         runner.feed.listen(self.on_state)
         self.on_state(runner.state())
 
     def on_state(self, state: TableState) -> None:
         self._last_state = state
         links = self.runner.links()
+        joins = joins_of(self.runner)
         reveals = [r for r in state.reveals if r.choices]
         new = [r for r in reveals if r.pid not in self._seen_reveals]
         self._seen_reveals.update(r.pid for r in reveals)
         # Several reveals since the last state (a burst): each gets its moment on screen.
         for r in new[:-1] if self._started else ():
-            self.emit(table_view(state, links, reveal_of=r))
+            self.emit(table_view(state, links, reveal_of=r, joins=joins))
         self._started = True
-        self.emit(table_view(state, links))
+        self.emit(table_view(state, links, joins=joins))
 
     def emit(self, view: TableView) -> None:
         if self.pace <= 0 and self.on_moment is None:
@@ -355,7 +384,8 @@ class TableFollower:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), 1.0)
                 if not self._queue and self._last_state is not None:
-                    self.feed.publish(table_view(self._last_state, self.runner.links()))
+                    self.feed.publish(table_view(self._last_state, self.runner.links(),
+                                                 joins=joins_of(self.runner)))
                 continue
             view = self.feed.publish(self._queue.popleft())
             kind = self.moment(view)

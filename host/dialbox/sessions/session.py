@@ -46,7 +46,8 @@ REPLY_BURST = 10
 """Answers to bad input (error replies, identify to a frame without a session): 10 at once,
 then 5 a second per session, so a flood in does not become a flood out."""
 _UP_ONLY = {"hello", "snapshot", "commit", "uncommit", "reveal", "dial"}
-_DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config"}
+_DOWN_ONLY = {"identify", "welcome", "prompt", "alllocked", "revealed", "config",
+              "seatview"}
 
 
 class SessionHost(Protocol):
@@ -291,6 +292,9 @@ class Session:
                     self._identify_sent += 1
                     log.warning("%s: no answer to %d identify frames: not a dialbox controller",
                                 self.link.name, IDENTIFY_TRIES)
+                    shut = getattr(self.link, "shut", None)
+                    if shut is not None:  # a phone's WebSocket: nothing else keeps it open
+                        shut(1008, f"no hello after {IDENTIFY_TRIES} identify frames: closed")
                 continue
             # serial: a heartbeat a second; MQTT (the broker's keepalive is the heartbeat):
             # only the quiet-seat probe below, which needs no finer clock than this

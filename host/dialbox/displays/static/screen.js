@@ -83,7 +83,8 @@ function seatMeta(st) {
   // A controller's link, for the devices drawer (not for the players' seat panel).
   if (st.occupant === "empty") return "nobody here yet";
   if (st.occupant === "bot") return "bot";
-  const parts = [st.uid, st.transport];
+  // a paired phone offline has no link facts: its uid (ph-...) still says it is a phone
+  const parts = [st.uid, st.transport || (st.uid && st.uid.startsWith("ph-") ? "phone" : null)];
   if (st.link !== null) parts.push("link " + Math.round(st.link * 100) + "%");
   if (st.heartbeat_age !== null) parts.push("heard " + st.heartbeat_age.toFixed(1) + " s ago");
   if (st.rtt_ms !== null && st.rtt_ms !== undefined) parts.push("RTT " + Math.round(st.rtt_ms) + " ms");
@@ -150,6 +151,39 @@ function renderDevices(v) {
       h("span", { class: "dot", style: "background:" + hex(st.colour), "aria-hidden": "true" }), " ",
       h("span", { class: "dname" }, seatLabel(v, st.seat)), " ",
       h("span", { class: "dmeta" }, seatMeta(st))))));
+}
+
+// ---------------------------------------------------------------- joining with a phone
+
+let joinShown = "";       // the codes on screen ("seat:code,..."), redrawn only on a change
+let phoneUrl = null;      // where phones open the page (GET /phone/address), asked once
+
+function renderJoin(v) {
+  // Each free seat's one-time join code and its QR code (of /phone?code=CODE): a phone that
+  // scans it becomes that seat's controller. Codes are public on purpose (docs/displays.md).
+  const el = $("join");
+  const codes = v.join || [];
+  el.hidden = codes.length === 0;
+  const key = codes.map((j) => j.seat + ":" + j.code).join(",");
+  if (key === joinShown) return;
+  joinShown = key;
+  if (!codes.length) { el.replaceChildren(); return; }
+  if (phoneUrl === null) {
+    phoneUrl = "";
+    fetch("/phone/address").then((r) => r.json()).then((a) => {
+      phoneUrl = a.url || "";
+      const u = $("join-url");
+      if (u) u.textContent = phoneUrl;
+    }).catch(() => { phoneUrl = null; });
+  }
+  el.replaceChildren(
+    h("h2", { id: "join-title" }, "Join with a phone"),
+    h("p", { class: "hint" }, "Scan a code, or open ", h("span", { id: "join-url" }, phoneUrl || "/phone"),
+      " and type it. Each code seats one phone."),
+    h("ul", { class: "joins" }, codes.map((j) => h("li", { class: "join-code", "data-seat": j.seat },
+      h("img", { src: "/phone/qr/" + j.code + ".svg", alt: "QR code: join as " + j.name, width: 120, height: 120 }),
+      h("span", { class: "jname" }, j.name),
+      h("span", { class: "jcode", "data-code": j.code }, j.code)))));
 }
 
 // ---------------------------------------------------------------- prompt, all locked, reveal
@@ -290,7 +324,9 @@ function renderLobby(v) {
     h("div", {},
       h("div", { class: "panel" }, h("h2", {}, "Pairing"),
         v.pairing.length ? v.pairing.map((p) => h("div", { class: "pair", "data-uid": p.uid }, p.text))
-          : h("div", { class: "phase" }, "Plug in or switch on a controller to join.")),
+          : h("div", { class: "phase" }, (v.join || []).length
+            ? "Plug in or switch on a controller, or join with a phone (codes beside the seats)."
+            : "Plug in or switch on a controller to join.")),
       h("div", { class: "panel games" }, h("h2", {}, "Game"),
         h("ul", {}, v.games.map((g) => h("li", { class: g.name === v.game ? "chosen" : "", "data-game": g.name },
           g.title, " ", h("span", { class: "badge" }, g.players + " players"))))))));
@@ -656,6 +692,7 @@ function render(v) {
   renderMenu(v);
   renderBoard(v);
   renderSeats(v);
+  renderJoin(v);
   renderPrompt(v);
   if (!v.prompt) $("alllocked").hidden = true;
   renderReveal(v);

@@ -1,0 +1,1 @@
+"""Phones as controllers: join codes, pairing, and the WebSocket links of the phone page."""
