@@ -221,6 +221,8 @@ def test_sealed_prompt_by_touch_and_keyboard_survives_a_reload(tmp_path: Path) -
                 "#mine-list dd", "els => els.map(e => e.textContent)")
             out["mine_keys"] = await page.eval_on_selector_all(
                 "#mine-list dt", "els => els.map(e => e.textContent)")
+            out["seat_keys"] = await page.eval_on_selector_all(
+                "#seat-list dt", "els => els.map(e => e.textContent)")
             await page.screenshot(path=str(artifacts() / "revealed.png"))
             stored = await page.evaluate(
                 "() => new Promise(r => { const q = indexedDB.open('dialbox-phone');"
@@ -255,6 +257,8 @@ def test_sealed_prompt_by_touch_and_keyboard_survives_a_reload(tmp_path: Path) -
     assert any("You" in c and "S Wait" in c for c in out["choices"])
     assert "2♦, 6♣, 1♦" in out["mine"]
     assert "Your hand" in out["mine_keys"]
+    # the seat's public figures are shown apart from its secrets
+    assert "Reserve" in out["seat_keys"] and "Reserve" not in out["mine_keys"]
     assert out["stored"] is None, "the lock record is given up once the reveal confirmed it"
 
 

@@ -623,9 +623,11 @@ function show(v, game) {
   return String(v);
 }
 
+/** The seat's view in two panels: what only this seat may know (`private`), and its own
+ * figures that the table screen shows everyone too (`own`). */
 function renderMine() {
   const v = ctl.view;
-  const items = [];
+  const parts = { private: [], own: [] };
   if (v && v.phase !== "menu") {
     const seat = Number.isInteger(v.seat) ? v.seat : ctl.seat;
     for (const part of ["private", "own"]) {
@@ -635,16 +637,19 @@ function renderMine() {
         if (SKIP.has(k)) continue;
         const val = ownPart(raw, seat, k);
         if (val === undefined) continue;
-        items.push([LABELS[k] || k.replace(/_/g, " "), show(val, v.game), k]);
+        parts[part].push([LABELS[k] || k.replace(/_/g, " "), show(val, v.game), k]);
       }
     }
     if (v.private && v.private.too_big) {
-      items.push(["Note", "your view is too large to show here", "too_big"]);
+      parts.private.push(["Note", "your view is too large to show here", "too_big"]);
     }
   }
-  $("mine").hidden = !items.length;
-  $("mine-list").replaceChildren(...items.flatMap(([label, text, key]) => [
-    h("dt", { "data-key": key }, label), h("dd", { "data-key": key }, text)]));
+  for (const [panel, list, items] of [["mine", "mine-list", parts.private],
+                                       ["seat", "seat-list", parts.own]]) {
+    $(panel).hidden = !items.length;
+    $(list).replaceChildren(...items.flatMap(([label, text, key]) => [
+      h("dt", { "data-key": key }, label), h("dd", { "data-key": key }, text)]));
+  }
 }
 
 // ---------------------------------------------------------------- start
