@@ -153,3 +153,15 @@ def test_a_part_the_drawing_does_not_place_is_an_error(monkeypatch: pytest.Monke
 def test_the_svg_names_no_absolute_path() -> None:
     svg = (hardware.repo_root() / "hardware" / "pico_w" / "schematic.svg").read_text()
     assert str(Path.home()) not in svg and str(hardware.repo_root()) not in svg
+
+
+def test_the_schematic_is_the_same_after_a_library_remaps_the_svg_namespace() -> None:
+    """ElementTree's namespace prefixes are global: build123d (the enclosure) maps the SVG
+    namespace to `svg:` when it is imported; the schematic must not change with it."""
+    ET.register_namespace("svg", schematic.SVG_NS)  # as svgpathtools does at import
+    try:
+        text = schematic.schematic_svg("pico_w")
+    finally:
+        ET.register_namespace("", schematic.SVG_NS)
+    assert text.startswith("<svg ")
+    assert text == (hardware.repo_root() / "hardware" / "pico_w" / "schematic.svg").read_text()

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
+from xml.etree import ElementTree
 
 import schemdraw
 import schemdraw.elements
@@ -30,6 +31,8 @@ import schemdraw.elements
 from dialbox.firmware_tools import netlist
 from dialbox.firmware_tools.bundle import profile
 from dialbox.firmware_tools.netlist import Design, Placed
+
+SVG_NS = "http://www.w3.org/2000/svg"
 
 __all__ = ["STEPS", "Step", "schematic_svg", "step_parts", "step_svg"]
 
@@ -409,6 +412,10 @@ class _Sheet:
                       if len({r for r, _ in nodes}) > 1 and n not in self.labels]  # fmt: skip
         if unlabelled:
             raise ValueError(f"{d.board}: nets not drawn: {', '.join(unlabelled)}")
+        # schemdraw writes through ElementTree, whose namespace prefixes are global: a
+        # library imported later (build123d's svgpathtools) maps the SVG namespace to `svg:`,
+        # so the same drawing would come out as <svg:svg> after the enclosure was built
+        ElementTree.register_namespace("", SVG_NS)
         svg = self.dw.get_imagedata("svg")
         text = svg.decode() if isinstance(svg, bytes) else str(svg)
         return text.rstrip("\n") + "\n"
