@@ -473,13 +473,19 @@ def print_rss(r: dict[str, Any], kept: str, history: int) -> None:
 
 def history_kept() -> tuple[str, int]:
     """What the daemon keeps in memory per table, in words, and the number of prompts a table
-    must play before that is full: more than twice HISTORY_KEPT (its histories hold between
-    HISTORY_KEPT and twice that, trimmed in chunks)."""
+    plays before the window: twice HISTORY_KEPT, whatever the daemon's trimming (its
+    histories hold HISTORY_KEPT plus at most TRIM_SLACK since 2026-12-01, up to twice
+    HISTORY_KEPT before), so daemons of either kind are warmed alike."""
     try:
         from dialbox.runner.prompts import HISTORY_KEPT
     except ImportError:
         return "the daemon's histories: bound unknown, 1000 assumed, up to 2000", 2000
-    return (f"the daemon keeps {HISTORY_KEPT} to {2 * HISTORY_KEPT} prompts of history "
+    try:
+        from dialbox.engine.game import TRIM_SLACK
+        most = HISTORY_KEPT + min(TRIM_SLACK, HISTORY_KEPT)
+    except ImportError:  # a daemon from before TRIM_SLACK
+        most = 2 * HISTORY_KEPT
+    return (f"the daemon keeps {HISTORY_KEPT} to {most} prompts of history "
             "(dialbox.runner.prompts.HISTORY_KEPT)", 2 * HISTORY_KEPT)
 
 

@@ -36,6 +36,13 @@ Flow = Generator[Decision, dict[int, Selection], None]
 """A game's rules: yields each Decision, receives the verified answers to it."""
 
 
+TRIM_SLACK = 64
+"""How far a bounded history (`Game.log_kept`, the table's public events) may run past its
+size before it is trimmed back. Small, so the memory a history takes hardly moves: trimmed
+from twice its size in one chunk, the tables' histories made a sawtooth whose joint high
+points kept rising, and a daemon's memory with them (docs/host.md, "Benchmarks", RSS)."""
+
+
 class GameOptions(BaseModel):
     """Options every game takes; games subclass this to add their own."""
 
@@ -103,7 +110,7 @@ class Game(ABC):
         self.log_kept: int | None = None
         """None: keep the whole log and every event (saves, replays, tests). A number: a
         long-running host keeps only about that many recent log entries and events (between
-        it and twice it), so memory stays flat over a game of any length; the journal holds
+        it and it + TRIM_SLACK), so memory stays flat over a game of any length; the journal holds
         every answer. `to_json` then refuses: the log no longer replays from the start."""
         self.result: Result | None = None
         self._next_decision = 1
@@ -368,10 +375,11 @@ class Game(ABC):
         self._pending = self._advance(clean)
         new = self.events[start:]
         kept = self.log_kept
-        if kept is not None:  # in chunks: amortised O(1) per decision
-            if len(self.log) > 2 * kept:
+        if kept is not None:  # in small chunks: amortised O(kept / TRIM_SLACK) per decision
+            most = kept + min(TRIM_SLACK, kept)
+            if len(self.log) > most:
                 del self.log[:len(self.log) - kept]
-            if len(self.events) > 2 * kept:
+            if len(self.events) > most:
                 del self.events[:len(self.events) - kept]
         return new
 

@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 
 from dialbox.engine.decisions import Decision
 from dialbox.engine.events import Event
-from dialbox.engine.game import Game
+from dialbox.engine.game import TRIM_SLACK, Game
 from dialbox.lockbox import Lockbox, Phase
 from dialbox.table import (
     EventState,
@@ -48,7 +48,7 @@ class PublicRecord:
     def __init__(self) -> None:
         self.events: list[Event] = []
         """The public events, oldest first (private events are never added): the latest
-        EVENTS_KEPT to 2 x EVENTS_KEPT of them (the journal keeps every one)."""
+        EVENTS_KEPT to EVENTS_KEPT + TRIM_SLACK of them (the journal keeps every one)."""
         self.reveals: deque[RevealState] = deque(maxlen=REVEALS_KEPT)
 
     def tell(self, events: Iterable[Event]) -> None:
@@ -60,7 +60,7 @@ class PublicRecord:
         self._bound()
 
     def _bound(self) -> None:
-        if len(self.events) > 2 * EVENTS_KEPT:  # in chunks: amortised O(1) per event
+        if len(self.events) > EVENTS_KEPT + min(TRIM_SLACK, EVENTS_KEPT):  # in small chunks
             del self.events[:len(self.events) - EVENTS_KEPT]
 
     def reveal(self, reveal: RevealState) -> None:
