@@ -15,7 +15,8 @@ from dialbox.runner.seatview import private_part, seatview_text
 from dialbox_protocol import codec
 from dialbox_protocol.frames import parse_frame
 from dialbox_protocol.models import SeatView
-from tests.phone.ws_helpers import paired_phone, phone, phone_config, served, wait_for
+from tests.host.harness import wait_for
+from tests.phone.ws_helpers import paired_phone, phone, phone_config, served
 
 
 @pytest.mark.parametrize("name", game_names())

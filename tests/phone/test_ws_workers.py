@@ -13,7 +13,9 @@ import sys
 from pathlib import Path
 
 from dialbox.processes import stop_process
-from tests.phone.ws_helpers import Phone, http, pair, wait_for
+from tests.daemon.test_workers import _children as _workers
+from tests.host.harness import wait_for
+from tests.phone.ws_helpers import Phone, http, pair
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -37,23 +39,6 @@ def _urls(log: Path) -> dict[str, str]:
         if ": table screen at " in line:
             name, url = line.split(": table screen at ")
             out[name.strip()] = url.strip().rstrip("/")
-    return out
-
-
-def _workers(pid: int) -> dict[int, int]:
-    """Worker index -> pid of the live children of `pid`."""
-    out: dict[int, int] = {}
-    for d in Path("/proc").iterdir():
-        if not d.name.isdigit():
-            continue
-        try:
-            stat = (d / "stat").read_text()
-            argv = (d / "cmdline").read_bytes().split(b"\0")
-        except OSError:
-            continue
-        state, ppid = stat.rsplit(")", 1)[1].split()[:2]
-        if int(ppid) == pid and state != "Z" and b"--worker" in argv:
-            out[int(argv[argv.index(b"--worker") + 1])] = int(d.name)
     return out
 
 

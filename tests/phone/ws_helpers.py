@@ -25,6 +25,7 @@ from dialbox.daemon import Daemon
 from dialbox.daemon.config import parse_config
 from dialbox.displays.show import TableDisplays
 from dialbox_protocol import codec
+from tests.host.harness import wait_for as wait_for  # (re-exported for the phone tests)
 
 TABLE = "t1"
 Frame = dict[str, Any]
@@ -107,14 +108,6 @@ async def screen_state(base: str) -> dict[str, Any]:
     return state
 
 
-async def wait_for(pred: Callable[[], Any], timeout: float = 30.0, what: str = "") -> None:
-    """Bounded polling (the bound only catches hangs; no timing is judged)."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while not pred():
-        if loop.time() > end:
-            raise AssertionError(f"timed out waiting for {what or pred}")
-        await asyncio.sleep(0.01)
 
 
 async def join_code(s: Served, seat: int | None = None) -> str:
