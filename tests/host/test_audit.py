@@ -311,9 +311,11 @@ def test_the_journal_and_its_directory_are_their_owners_only(journal_path: Path)
     finally:
         os.umask(old)
     wal, shm = Path(f"{journal_path}-wal"), Path(f"{journal_path}-shm")
-    assert wal.exists() and shm.exists()
-    assert {p.name: mode(p) for p in (journal_path, wal, shm)} == {
-        "journal.sqlite": 0o600, "journal.sqlite-wal": 0o600, "journal.sqlite-shm": 0o600}
+    lock = Path(f"{journal_path}-lock")
+    assert wal.exists() and shm.exists() and lock.exists()
+    assert {p.name: mode(p) for p in (journal_path, wal, shm, lock)} == {
+        "journal.sqlite": 0o600, "journal.sqlite-wal": 0o600, "journal.sqlite-shm": 0o600,
+        "journal.sqlite-lock": 0o600}
     assert mode(journal_path.parent) == 0o700
     journal.close()
 

@@ -92,3 +92,64 @@ def test_a_steady_stream_of_commits_does_not_grow_the_write_ahead_log_without_en
     assert journal.truncations >= 3
     assert min(sizes[len(sizes) // 2:]) < max(sizes)  # it shrank, not only grew
     assert len(Journal(path, readonly=True).entries("t1")) == written[0]  # nothing lost
+
+
+def test_writers_take_turns_on_the_lock_file(tmp_path: Path) -> None:
+    """Two journals on one file (two worker processes): a writer waits on `<journal>-lock`
+    while another holds it, and writes the moment it is let go."""
+    import threading
+
+    from dialbox.journal.journal import WriteLock
+
+    path = tmp_path / "j.sqlite"
+    first, second = Journal(path), Journal(path)
+    held = WriteLock(str(path))  # as the other worker's commit, or a truncating checkpoint
+    started = threading.Event()
+
+    def write() -> None:
+        started.set()
+        second.append("t2", "seat", seat=1, uid=None, bot=True)  # (no loop: syncs at once)
+
+    with held:
+        writer = threading.Thread(target=write)
+        writer.start()
+        started.wait(5)
+        time.sleep(0.3)
+        assert writer.is_alive()  # waiting on the lock
+        assert first.entries("t2") == []
+    writer.join(5)
+    assert not writer.is_alive()
+    assert [e.data["seat"] for e in first.entries("t2")] == [1]
+    held.close()
+    first.close()
+    second.close()
+
+
+def test_a_new_journal_has_small_pages_and_an_old_one_keeps_its_own(tmp_path: Path) -> None:
+    import sqlite3
+
+    from dialbox.journal.journal import PAGE_SIZE
+
+    new = tmp_path / "new.sqlite"
+    Journal(new).close()
+    old = tmp_path / "old.sqlite"
+    db = sqlite3.connect(old)
+    db.execute("PRAGMA page_size=4096")
+    db.execute("CREATE TABLE entry (n INTEGER PRIMARY KEY AUTOINCREMENT, tbl TEXT NOT NULL, "
+               "kind TEXT NOT NULL, data TEXT NOT NULL, at REAL NOT NULL)")
+    db.commit()
+    db.close()
+    journal = Journal(old)
+    journal.append("t1", "seat", seat=0, uid=None, bot=True)
+    journal.close()
+
+    def page_size(p: Path) -> int:
+        c = sqlite3.connect(p)
+        try:
+            return int(c.execute("PRAGMA page_size").fetchone()[0])
+        finally:
+            c.close()
+
+    assert page_size(new) == PAGE_SIZE == 1024
+    assert page_size(old) == 4096
+    assert len(Journal(old, readonly=True).entries("t1")) == 1
