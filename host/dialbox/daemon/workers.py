@@ -45,7 +45,6 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
-import gc
 import json
 import logging
 import math
@@ -62,6 +61,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from dialbox.daemon import collector
 from dialbox.daemon.config import ConfigError, DaemonConfig, parse_config
 from dialbox.table import Feed, LinkInfo, TableState
 
@@ -567,9 +567,8 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
 
     reader, writer = await asyncio.open_unix_connection(sock=sock, limit=CHANNEL_LIMIT)
     daemon = Daemon(config)  # the journal replays here: a refused one raises EngineError
-    # As `dialbox run`: what lives as long as the daemon is no longer walked by collections.
-    gc.collect()
-    gc.freeze()
+    # As `dialbox run`: what lives as long as the daemon stays out of the full collections.
+    keeper = asyncio.create_task(collector.keep())
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, daemon.stop)
@@ -594,6 +593,7 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
         await daemon.run()
     finally:
         eof.cancel()
+        keeper.cancel()
         relay.close()
         if phones is not None:
             await phones.close()
