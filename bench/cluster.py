@@ -242,7 +242,8 @@ async def one_count(cluster: Any, n_tables: int, workers: int | None, seconds: f
         check = integrity(work / "journal.sqlite", tables, locks)
         await asyncio.to_thread(restarting.join)
     prompts = [row for r in results for row in r["prompts"]]
-    complete = [(t, lock, rev) for t, _pid, lock, rev, n in prompts if n >= SEATS and lock > 0]
+    complete = [(t, lock, rev) for t, _pid, lock, rev, n, *_hops in prompts
+                if n >= SEATS and lock > 0]
     steady = [(rev - lock) * 1000 for _t, lock, rev in complete if t0 <= lock <= t1]
     done_steady = [1 for _t, _lock, rev in complete if t0 <= rev <= t1]
     through = [(rev - lock) * 1000 for _t, lock, rev in complete if tk - 1 <= lock <= t2]

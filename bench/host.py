@@ -367,7 +367,8 @@ async def table_run(n_tables: int, warmup: float, seconds: float, workers: int |
             stop_daemon(daemon)
             broker.stop()
     # a prompt is complete once all 6 controllers of its table handled `revealed`
-    complete = [(lock, rev) for _t, _pid, lock, rev, n in prompts if n >= SEATS and lock > 0]
+    complete = [(lock, rev) for _t, _pid, lock, rev, n, *_hops in prompts
+                if n >= SEATS and lock > 0]
     done = sorted(rev for _lock, rev in complete)
     in_window = [rev for rev in done if t0 <= rev <= t1]
     lat = [(rev - lock) * 1000 for lock, rev in complete if t0 <= lock <= t1]
@@ -379,7 +380,7 @@ async def table_run(n_tables: int, warmup: float, seconds: float, workers: int |
            "cpu_ms_per_prompt": (cpu1 - cpu0) * 1000 / n if n else float("nan"),
            "rest_cpu": (rest1 - rest0) / (t1 - t0), "rss_kb": [kb for _t, kb in samples],
            "rss_by_pid": (by_pid[0], by_pid[-1]), "daemon_pid": daemon.pid,
-           "load": machine_load()}
+           "load": machine_load(), "hops": hops(prompts, t0, t1)}
     if sample_rss:
         xs = [bisect.bisect_right(done, t) - bisect.bisect_right(done, t0) for t, _kb in samples]
         ys = [float(kb) for _t, kb in samples]
@@ -397,6 +398,28 @@ async def table_run(n_tables: int, warmup: float, seconds: float, workers: int |
     return out
 
 
+HOPS = ("host+broker to alllocked", "rig's alllocked turn", "host+broker to revealed",
+        "rig's revealed turn")
+
+
+def hops(prompts: list[list[Any]], t0: float, t1: float) -> dict[str, tuple[float, float]]:
+    """Where the reveals whose last lock fell in [t0, t1] spent their time, p50 and p99 of
+    each hop in ms: last lock -> first `alllocked` handled (the host's turn, the broker both
+    ways), first -> last `alllocked` handled (the rig's turn through the table's doubles),
+    last `alllocked` -> first `revealed` (the reveals to the host, its turn, back), first ->
+    last `revealed` (the rig again). The four add up to the reveal latency."""
+    spans: list[list[float]] = [[], [], [], []]
+    for _t, _pid, lock, rev, n, *rest in prompts:
+        if n < SEATS or lock <= 0 or not t0 <= lock <= t1 or len(rest) < 3 or not rest[0]:
+            continue
+        all_first, all_last, rev_first = rest[:3]
+        for i, (a, b) in enumerate(((lock, all_first), (all_first, all_last),
+                                    (all_last, rev_first), (rev_first, rev))):
+            spans[i].append((b - a) * 1000)
+    return {name: (pct(xs, 50), pct(xs, 99)) for name, xs in zip(HOPS, spans, strict=True)
+            if xs}
+
+
 def print_capacity(r: dict[str, Any]) -> None:
     lat = r["lat"]
     s = summary(lat) if lat else {"p50": float("nan"), "p99": float("nan"),
@@ -411,6 +434,9 @@ def print_capacity(r: dict[str, Any]) -> None:
           f"MB ({r['daemon_procs']} daemon process(es), --workers {workers}); controllers + "
           f"broker {100 * r['rest_cpu']:3.0f}% of {100 * (os.cpu_count() or 1)}%; load "
           f"{r['load']}", flush=True)
+    if r.get("hops"):
+        print("  where the reveal's time went, p50 / p99: " + "; ".join(
+            f"{name} {a:.2f} / {b:.2f} ms" for name, (a, b) in r["hops"].items()), flush=True)
     if r["tables"] == CAPACITY_TABLES:
         print(f"capacity target {CAPACITY_TABLES} tables x {SEATS}, reveal p99 "
               f"{s['p99']:.2f} ms <= {CAPACITY_P99_MS:g} ms (rig on the same machine): "

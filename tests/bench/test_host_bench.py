@@ -172,6 +172,14 @@ def test_every_mode_prints_its_figures() -> None:
     assert int(row.group(1)) > 0 and float(row.group(3)) > 0
     assert 0 < float(row.group(4)) <= float(row.group(5)) <= float(row.group(6))
     assert float(row.group(8)) > 0 and float(row.group(9)) > 10
+    # the reveal's time by hop: four p50 / p99 pairs; a hop is part of its reveal, so no
+    # hop is longer than the longest reveal
+    where = re.search(r"^  where the reveal's time went, p50 / p99: (.*)$", out, re.M)
+    assert where, out
+    pairs = [(float(a), float(b)) for a, b in re.findall(rf"{NUM} / {NUM} ms",
+                                                            where.group(1))]
+    assert len(pairs) == 4, where.group(1)
+    assert all(0 <= a <= b <= float(row.group(6)) + 0.01 for a, b in pairs), (pairs, out)
 
     out = outs["rss"]
     head = re.search(rf"^rss 2 tables x 6, controllers locking {NUM}-{NUM} s after each "
