@@ -3,9 +3,9 @@
 CPython's full collection walks every object the collector tracks. A daemon process holds
 tens of thousands that live as long as it does: modules and schemas made at start, and,
 once the controllers have connected, every link, session, task and seat state (about 70,000
-at 100 tables x 6). A full pass over them paused each worker's event loop for 30-50 ms
-every ten seconds or so at 200 tables (docs/host.md, "Benchmarks": too rare to move the
-reveal's p99 measurably, but every table of the worker waited).
+at 100 tables x 6). A full pass over them paused the event loop for 30-50 ms every ten
+seconds or so at 200 tables, and those pauses were most of the reveal's p99 there
+(docs/host.md, "Benchmarks").
 
 So the process freezes (`gc.freeze()`) what it holds at start, then keeps freezing what
 survived since, every REFREEZE_EVERY seconds, right after a young collection (`gc.collect(1)`,
