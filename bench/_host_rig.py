@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import json
 import os
 import random
@@ -28,7 +29,6 @@ from gmqtt.mqtt.constants import MQTTv311
 
 from bench._rounds import ECHO_TABLE, ECHO_UID, SEATS, bench_key, password
 from bench._stats import now
-from dialbox.daemon import collector
 from dialbox.doubles import ControllerDouble
 from dialbox.transports.mqtt import FRAME_QOS
 
@@ -257,27 +257,16 @@ class LatencyRig:
 def mark_prompts(d: ControllerDouble, table: str, marks: dict[tuple[str, int], list[float]],
                  revealed: Callable[[list[float]], None] | None = None) -> None:
     """Time one double's prompts: marks[(table, pid)] = [its table's last lock, last
-    `revealed` handled, how many of the table's controllers handled it, first and last
-    `alllocked` handled, first `revealed` handled] (`revealed` is called with that entry
-    after each). The hops between them say where a slow reveal spent its time: the host and
-    broker (lock -> first alllocked, last alllocked -> first revealed) or this rig's own
-    turn through the table's 6 doubles (first -> last of each)."""
+    `revealed` handled, how many of the table's controllers handled it] (`revealed` is called
+    with that entry after each)."""
 
     def on_frame(msg: dict[str, Any]) -> None:
-        t = msg["t"]
-        if t == "revealed":
-            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])
+        if msg["t"] == "revealed":
+            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0])
             m[1] = now()
             m[2] += 1
-            if not m[5]:
-                m[5] = m[1]
             if revealed is not None:
                 revealed(m)
-        elif t == "alllocked":
-            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])
-            m[4] = now()
-            if not m[3]:
-                m[3] = m[4]
 
     d.on_frame = on_frame
     real_lock = d.lock
@@ -286,7 +275,7 @@ def mark_prompts(d: ControllerDouble, table: str, marks: dict[tuple[str, int], l
         p = d.prompt
         real_lock()
         if p is not None:
-            marks.setdefault((table, p["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])[0] = now()
+            marks.setdefault((table, p["pid"]), [0.0, 0.0, 0])[0] = now()
 
     d.lock = lock  # type: ignore[method-assign]
 
@@ -330,10 +319,8 @@ async def capacity_rig(spec: dict[str, Any]) -> None:
     await asyncio.gather(*(sit_down(ds[k:k + SEATS]) for k in range(0, len(ds), SEATS)))
     # connected to the broker is not enough: ready once the host welcomed every controller
     await asyncio.wait_for(asyncio.gather(*(d.welcomed.wait() for d in ds)), 300)
-    # The doubles and the marks are long-lived: out of the collector's full passes, as the
-    # daemon's (a full pass over them paused this rig 50-90 ms at 200 tables, and every
-    # table of the process waited: the rig's pause, counted as the host's latency).
-    keeper = asyncio.ensure_future(collector.keep())
+    gc.collect()
+    gc.freeze()  # the doubles are long-lived: keep them out of the collector's full passes
     emit(ready=True)
     stop = asyncio.ensure_future(_stdin_closed())
     if spec.get("warm_prompts"):
@@ -341,7 +328,6 @@ async def capacity_rig(spec: dict[str, Any]) -> None:
             await asyncio.wait([stop], timeout=0.2)
         emit(warm=min(completed.values()))
     await stop
-    keeper.cancel()
     out = [[t, pid, *m] for (t, pid), m in marks.items()]
     emit(prompts=out)
     for d in ds:

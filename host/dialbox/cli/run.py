@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import gc
 import glob
 import logging
 import os
@@ -169,7 +170,7 @@ def run(args: argparse.Namespace) -> int:
             raise Failure("--worker is started by `dialbox run` itself")
         return worker_main(args.worker, args.channel, args.parent)
 
-    from dialbox.daemon import Daemon, collector
+    from dialbox.daemon import Daemon
     from dialbox.daemon.config import EXAMPLE
     from dialbox.daemon.workers import parse_workers, plan_workers
     from dialbox.engine.errors import EngineError
@@ -203,19 +204,17 @@ def run(args: argparse.Namespace) -> int:
 
     async def main() -> None:
         daemon = Daemon(config)
-        # What lives as long as the daemon (modules, schemas, tables, then the controllers'
-        # links and sessions) is kept out of the collector's full passes (a 30-70 ms pause
-        # at 200 tables without this; dialbox.daemon.collector).
-        keeper = asyncio.create_task(collector.keep())
+        # Everything made so far (modules, schemas, tables) lives as long as the daemon:
+        # frozen, it is no longer walked by each full collection (a 60-70 ms pause at 200
+        # tables without this; docs/host.md).
+        gc.collect()
+        gc.freeze()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)
         async with contextlib.AsyncExitStack() as displays:
             await show_tables(displays, daemon, config)
-            try:
-                await daemon.run()
-            finally:
-                keeper.cancel()
+            await daemon.run()
 
     try:
         asyncio.run(main())

@@ -45,6 +45,7 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
+import gc
 import json
 import logging
 import math
@@ -61,7 +62,6 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
-from dialbox.daemon import collector
 from dialbox.daemon.config import ConfigError, DaemonConfig, parse_config
 from dialbox.table import Feed, LinkInfo, TableState
 
@@ -567,8 +567,9 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
 
     reader, writer = await asyncio.open_unix_connection(sock=sock, limit=CHANNEL_LIMIT)
     daemon = Daemon(config)  # the journal replays here: a refused one raises EngineError
-    # As `dialbox run`: what lives as long as the daemon stays out of the full collections.
-    keeper = asyncio.create_task(collector.keep())
+    # As `dialbox run`: what lives as long as the daemon is no longer walked by collections.
+    gc.collect()
+    gc.freeze()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, daemon.stop)
@@ -593,7 +594,6 @@ async def _work(index: int, sock: socket.socket, config: DaemonConfig,
         await daemon.run()
     finally:
         eof.cancel()
-        keeper.cancel()
         relay.close()
         if phones is not None:
             await phones.close()
