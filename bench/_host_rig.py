@@ -257,16 +257,27 @@ class LatencyRig:
 def mark_prompts(d: ControllerDouble, table: str, marks: dict[tuple[str, int], list[float]],
                  revealed: Callable[[list[float]], None] | None = None) -> None:
     """Time one double's prompts: marks[(table, pid)] = [its table's last lock, last
-    `revealed` handled, how many of the table's controllers handled it] (`revealed` is called
-    with that entry after each)."""
+    `revealed` handled, how many of the table's controllers handled it, first and last
+    `alllocked` handled, first `revealed` handled] (`revealed` is called with that entry
+    after each). The hops between them say where a slow reveal spent its time: the host and
+    broker (lock -> first alllocked, last alllocked -> first revealed) or this rig's own
+    turn through the table's 6 doubles (first -> last of each)."""
 
     def on_frame(msg: dict[str, Any]) -> None:
-        if msg["t"] == "revealed":
-            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0])
+        t = msg["t"]
+        if t == "revealed":
+            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])
             m[1] = now()
             m[2] += 1
+            if not m[5]:
+                m[5] = m[1]
             if revealed is not None:
                 revealed(m)
+        elif t == "alllocked":
+            m = marks.setdefault((table, msg["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])
+            m[4] = now()
+            if not m[3]:
+                m[3] = m[4]
 
     d.on_frame = on_frame
     real_lock = d.lock
@@ -275,7 +286,7 @@ def mark_prompts(d: ControllerDouble, table: str, marks: dict[tuple[str, int], l
         p = d.prompt
         real_lock()
         if p is not None:
-            marks.setdefault((table, p["pid"]), [0.0, 0.0, 0])[0] = now()
+            marks.setdefault((table, p["pid"]), [0.0, 0.0, 0, 0.0, 0.0, 0.0])[0] = now()
 
     d.lock = lock  # type: ignore[method-assign]
 
