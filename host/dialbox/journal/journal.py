@@ -55,8 +55,10 @@ _JSON = json.JSONEncoder(separators=(",", ":"))
 BUSY_TIMEOUT = 5.0
 """Seconds a commit waits for another process's commit to the same file (the worker
 processes of `dialbox run` share one journal: docs/host.md, "Worker processes")."""
-WAL_LIMIT = 8 * 1024 * 1024
-"""Bytes of write-ahead log past which the checkpoint thread empties it (see _checkpoints)."""
+WAL_LIMIT = 32 * 1024 * 1024
+"""Bytes of write-ahead log past which the checkpoint thread empties it (see _checkpoints).
+Emptying holds the writers back while it syncs (6-12 ms at 200 tables): at 8 MB it came
+every few seconds and was the longest stall left in a worker (docs/host.md)."""
 WAL_WAIT = 0.05
 """Seconds the emptying checkpoint waits for the writers before it gives up until the next."""
 CHECKPOINT_EVERY = 1.0
