@@ -14,7 +14,7 @@ Writers take turns on a lock file beside the journal (`<journal>-lock`, flock) b
 write: the worker processes of `dialbox run` share one journal, and SQLite's own answer to a
 busy write lock is to sleep 1, 2, 5, 10, 15 ms... before it looks again, so two workers
 committing a thousand times a second each stalled each other's event loops for whole
-milliseconds (up to 33 ms behind a checkpoint). A process waiting on the flock wakes the
+milliseconds (34 ms at worst, behind a checkpoint). A process waiting on the flock wakes the
 moment the other lets go.
 """
 
@@ -79,8 +79,8 @@ class JournalError(Exception):
 class WriteLock:
     """The journal's writers take turns on `<journal>-lock` (an exclusive flock): each
     thread that writes holds one of these, on a descriptor of its own (flock excludes open
-    files, not processes, so two threads of one process exclude each other too). None for a
-    journal in memory: it has one writer."""
+    files, not processes, so two threads of one process exclude each other too). A journal
+    in memory has none: it has one writer."""
 
     def __init__(self, journal: str) -> None:
         self.path = f"{journal}-lock"
@@ -219,10 +219,14 @@ class Journal:
         # checkpoint copies the little the passive ones left, and empties it; it holds the
         # writers back meanwhile (a few milliseconds: most pages are copied already), and
         # gives up at once, to try again next time, if it cannot start within WAL_WAIT.
+        try:
+            writer = WriteLock(self.path)  # its own descriptor: it excludes the loop's sync()
+        except JournalError as e:
+            log.error("%s: no checkpoints (%s)", self.path, e)
+            return
         db = sqlite3.connect(self.path, timeout=WAL_WAIT, isolation_level=None,
                              check_same_thread=False)
         wal = Path(f"{self.path}-wal")
-        writer = WriteLock(self.path)  # its own descriptor: it excludes the loop's sync()
         try:
             while not self._stop.wait(CHECKPOINT_EVERY):
                 try:
