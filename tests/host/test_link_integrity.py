@@ -358,7 +358,8 @@ def test_a_game_over_a_noisy_serial_line_applies_only_first_locks(
     whole game and at least 1,000 frames: every answer applied is the controller's first
     lock for its prompt, no controller ever shows a closed prompt again, nothing is voided.
     (The host pings every 0.25 s instead of every second: more frames through the noise in
-    the same time, and fewer links that fall silent for 3 s.)"""
+    the same time, and fewer links that fall silent for 3 s; every 0.05 s once the game is
+    over, until the 1,000 frames have crossed.)"""
     monkeypatch.setattr(session_mod, "HEARTBEAT", 0.25)
 
     async def run() -> None:
@@ -372,14 +373,18 @@ def test_a_game_over_a_noisy_serial_line_applies_only_first_locks(
 
             await asyncio.wait_for(runner.finished.wait(), 150)
             # the game is over: the line stays noisy until 1,000 frames have crossed it
-            # (nothing closed may come back meanwhile)
+            # (nothing closed may come back meanwhile); pings every 0.05 s from here on, so
+            # the rest of them cross in seconds
+            monkeypatch.setattr(session_mod, "HEARTBEAT", 0.05)
+            at_end = frames()
             await wait_for(lambda: frames() >= 1000, 60, "1,000 frames")
             kinds: dict[str, int] = {}
             for r in relays:
                 for _d, m in r.log:
                     kinds[m["t"]] = kinds.get(m["t"], 0) + 1
             voids = len([e for e in daemon.journal.entries(TABLE) if e.kind == "void"])
-            print(f"noisy game: {frames()} frames {kinds}; {voids} void; garbled "
+            print(f"noisy game: {at_end} frames by its end, {frames()} in all {kinds}; "
+                  f"{voids} void; garbled "
                   f"{sum(r.counts.frames_hit for r in relays)} "
                   f"({sum(r.counts.bits_flipped for r in relays)} bits flipped, "
                   f"{sum(r.counts.bytes_dropped for r in relays)} bytes dropped)")
