@@ -5,6 +5,9 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
+# pytest-xdist: two worker processes, the long end-to-end tests handed to whichever is free
+# (`make unit PYTEST_WORKERS=0` runs everything in one process, in file order)
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test lint typecheck mpy unit bench clean
 
@@ -30,7 +33,7 @@ mpy: $(STAMP)
 	$(PY) -m dialbox.firmware_tools.compile_check
 
 unit: $(STAMP)
-	$(PY) -m pytest $(PYTEST_ARGS)
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) -m bench

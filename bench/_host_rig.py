@@ -162,8 +162,11 @@ class RigDouble(ControllerDouble):
     def _handle(self, msg: Any) -> None:
         super()._handle(msg)
         if isinstance(msg, dict):
-            if msg.get("t") == "status" and msg.get("state") == "locked":
+            t = msg.get("t")
+            if t == "status" and msg.get("state") == "locked":
                 self.held = msg["pid"]
+            elif t in ("alllocked", "revealed"):
+                self.rig.mark(t, msg.get("pid"))
             self.rig.poke()
 
 
@@ -182,6 +185,17 @@ class LatencyRig:
                 "host": "127.0.0.1", "port": spec["port"], "table": spec["table"], "user": u,
                 "password": password(u)}) for u in uids]
         self.echo = EchoClient()
+        self.marks: dict[Any, list[float]] = {}
+        """pid -> [first `alllocked` handled, last `alllocked` handled, first `revealed`]."""
+
+    def mark(self, t: str, pid: Any) -> None:
+        m = self.marks.setdefault(pid, [0.0, 0.0, 0.0])
+        if t == "alllocked":
+            m[1] = now()
+            if not m[0]:
+                m[0] = m[1]
+        elif not m[2]:
+            m[2] = now()
 
     def poke(self) -> None:
         """A frame was handled: the awaited condition, if now true, gets its time."""
@@ -219,6 +233,7 @@ class LatencyRig:
         done: set[int] = set()
         reveals: list[float] = []
         bare: list[float] = []
+        rows: list[list[Any]] = []  # as the capacity rig's marks, for bench.host.hops
         warm, rounds, per_round = s["warmup"], s["rounds"], s["bare_per_round"]
 
         def prompted() -> bool:
@@ -252,7 +267,9 @@ class LatencyRig:
                 if r >= warm:
                     reveals.append((t1 - t0) * 1000)
                     bare += rtts
-            emit(reveal_ms=reveals, bare_ms=bare, qos=FRAME_QOS)
+                    rows.append(["", pid, t0, t1, SEATS, *self.marks.get(pid, [])])
+                self.marks.pop(pid, None)
+            emit(reveal_ms=reveals, bare_ms=bare, qos=FRAME_QOS, rows=rows)
         finally:
             gc.enable()
             for d in ds:

@@ -284,7 +284,8 @@ async def latency(kind: str, rounds: int) -> dict[str, Any]:
     return {"link": LINKS[kind], "qos": result["qos"], "reveal": summary(rev),
             "bare": summary(bare), "rev": rev, "bare_ms": bare, "seconds": t1 - t0,
             "cpu_ms_per_prompt": (cpu1 - cpu0) * 1000 / len(rev), "daemon_procs": len(pids),
-            "load": machine_load()}
+            "load": machine_load(),
+            "hops": hops(result.get("rows", []), float("-inf"), float("inf"))}
 
 
 def print_latency(r: dict[str, Any]) -> bool:
@@ -300,6 +301,7 @@ def print_latency(r: dict[str, Any]) -> bool:
           f"p99 {rev['p99'] / bare['p99']:.1f}x")
     print(f"  {name:<11} host CPU {r['cpu_ms_per_prompt']:.3f} ms per prompt "
           f"({r['daemon_procs']} daemon process(es), {r['seconds']:.1f} s)")
+    print_hops(r, f"  {name:<11} ")
     print(f"  {name:<11} target reveal p99 {rev['p99']:.3f} ms <= {REVEAL_BARE_FACTOR:g} x "
           f"bare RTT p99 + {REVEAL_SLACK_MS:g} ms = {bound:.3f} ms: {met(ok)}", flush=True)
     return ok
@@ -420,6 +422,12 @@ def hops(prompts: list[list[Any]], t0: float, t1: float) -> dict[str, tuple[floa
             if xs}
 
 
+def print_hops(r: dict[str, Any], indent: str) -> None:
+    if r.get("hops"):
+        print(f"{indent}where the reveal's time went, p50 / p99: " + "; ".join(
+            f"{name} {a:.2f} / {b:.2f} ms" for name, (a, b) in r["hops"].items()), flush=True)
+
+
 def print_capacity(r: dict[str, Any]) -> None:
     lat = r["lat"]
     s = summary(lat) if lat else {"p50": float("nan"), "p99": float("nan"),
@@ -434,9 +442,7 @@ def print_capacity(r: dict[str, Any]) -> None:
           f"MB ({r['daemon_procs']} daemon process(es), --workers {workers}); controllers + "
           f"broker {100 * r['rest_cpu']:3.0f}% of {100 * (os.cpu_count() or 1)}%; load "
           f"{r['load']}", flush=True)
-    if r.get("hops"):
-        print("  where the reveal's time went, p50 / p99: " + "; ".join(
-            f"{name} {a:.2f} / {b:.2f} ms" for name, (a, b) in r["hops"].items()), flush=True)
+    print_hops(r, "  ")
     if r["tables"] == CAPACITY_TABLES:
         print(f"capacity target {CAPACITY_TABLES} tables x {SEATS}, reveal p99 "
               f"{s['p99']:.2f} ms <= {CAPACITY_P99_MS:g} ms (rig on the same machine): "

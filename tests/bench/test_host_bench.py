@@ -130,6 +130,18 @@ def _finish(p: subprocess.Popen[str]) -> str:
 
 
 @pytest.mark.skipif(not Path("/usr/sbin/mosquitto").exists(), reason="needs Mosquitto")
+def _assert_hops(out: str, link: str, longest: float) -> None:
+    """Four p50 / p99 pairs; a hop is part of its reveal, so none is longer than the longest
+    reveal."""
+    where = re.search(rf"^  {re.escape(link)}\s*where the reveal's time went, p50 / p99: (.*)$",
+                      out, re.M)
+    assert where, out
+    pairs = [(float(a), float(b)) for a, b in re.findall(rf"{NUM} / {NUM} ms",
+                                                            where.group(1))]
+    assert len(pairs) == 4, where.group(1)
+    assert all(0 <= a <= b <= longest + 0.01 for a, b in pairs), (pairs, out)
+
+
 def test_every_mode_prints_its_figures() -> None:
     # all at once: each is mostly start-up and waiting
     pty = _run(["latency", "pty"], BENCH_ROUNDS="10")
@@ -161,6 +173,7 @@ def test_every_mode_prints_its_figures() -> None:
         assert target, out
         assert float(target.group(1)) == pytest.approx(r99, abs=0.001)
         assert float(target.group(2)) == pytest.approx(2 * b99 + 2, abs=0.002)
+        _assert_hops(out, link, rmax)
 
     out = outs["capacity"]
     row = re.search(rf"^capacity\s+2 tables x 6:\s+(\d+) prompts in {NUM} s, {NUM} "
@@ -174,12 +187,7 @@ def test_every_mode_prints_its_figures() -> None:
     assert float(row.group(8)) > 0 and float(row.group(9)) > 10
     # the reveal's time by hop: four p50 / p99 pairs; a hop is part of its reveal, so no
     # hop is longer than the longest reveal
-    where = re.search(r"^  where the reveal's time went, p50 / p99: (.*)$", out, re.M)
-    assert where, out
-    pairs = [(float(a), float(b)) for a, b in re.findall(rf"{NUM} / {NUM} ms",
-                                                            where.group(1))]
-    assert len(pairs) == 4, where.group(1)
-    assert all(0 <= a <= b <= float(row.group(6)) + 0.01 for a, b in pairs), (pairs, out)
+    _assert_hops(out, "", float(row.group(6)))
 
     out = outs["rss"]
     head = re.search(rf"^rss 2 tables x 6, controllers locking {NUM}-{NUM} s after each "
