@@ -357,13 +357,19 @@ async def capacity_rig(spec: dict[str, Any]) -> None:
     await asyncio.wait_for(asyncio.gather(*(d.welcomed.wait() for d in ds)), 300)
     gc.collect()
     gc.freeze()  # the doubles are long-lived: keep them out of the collector's full passes
+    # and, as in the latency rig, no collections while the rig measures: their pauses (up to
+    # 100 ms over 600 doubles) were counted as the host's latency (docs/host.md)
+    gc.disable()
     emit(ready=True)
     stop = asyncio.ensure_future(_stdin_closed())
-    if spec.get("warm_prompts"):
-        while not stop.done() and min(completed.values()) < spec["warm_prompts"]:
-            await asyncio.wait([stop], timeout=0.2)
-        emit(warm=min(completed.values()))
-    await stop
+    try:
+        if spec.get("warm_prompts"):
+            while not stop.done() and min(completed.values()) < spec["warm_prompts"]:
+                await asyncio.wait([stop], timeout=0.2)
+            emit(warm=min(completed.values()))
+        await stop
+    finally:
+        gc.enable()
     out = [[t, pid, *m] for (t, pid), m in marks.items()]
     emit(prompts=out)
     for d in ds:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import gc
 import glob
 import logging
 import os
@@ -170,7 +169,7 @@ def run(args: argparse.Namespace) -> int:
             raise Failure("--worker is started by `dialbox run` itself")
         return worker_main(args.worker, args.channel, args.parent)
 
-    from dialbox.daemon import Daemon
+    from dialbox.daemon import Daemon, settle_collector
     from dialbox.daemon.config import EXAMPLE
     from dialbox.daemon.workers import parse_workers, plan_workers
     from dialbox.engine.errors import EngineError
@@ -206,9 +205,8 @@ def run(args: argparse.Namespace) -> int:
         daemon = Daemon(config)
         # Everything made so far (modules, schemas, tables) lives as long as the daemon:
         # frozen, it is no longer walked by each full collection (a 60-70 ms pause at 200
-        # tables without this; docs/host.md).
-        gc.collect()
-        gc.freeze()
+        # tables without this; docs/host.md), and full collections come further apart.
+        settle_collector()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGINT, signal.SIGTERM):
             loop.add_signal_handler(sig, daemon.stop)

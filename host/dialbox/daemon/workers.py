@@ -45,7 +45,6 @@ import contextlib
 import ctypes
 import dataclasses
 import functools
-import gc
 import json
 import logging
 import math
@@ -563,13 +562,12 @@ def _read_hello(sock: socket.socket) -> dict[str, Any] | None:
 
 async def _work(index: int, sock: socket.socket, config: DaemonConfig,
                 follow: list[str], phone_socket: str | None = None) -> None:
-    from dialbox.daemon.daemon import Daemon
+    from dialbox.daemon.daemon import Daemon, settle_collector
 
     reader, writer = await asyncio.open_unix_connection(sock=sock, limit=CHANNEL_LIMIT)
     daemon = Daemon(config)  # the journal replays here: a refused one raises EngineError
     # As `dialbox run`: what lives as long as the daemon is no longer walked by collections.
-    gc.collect()
-    gc.freeze()
+    settle_collector()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, daemon.stop)
