@@ -25,6 +25,9 @@ def table_config(work: Path, *, players: int = 2, uids: list[str] | None = None,
     cfg: dict[str, Any] = {
         "host": {"name": "test-host", "journal": str(work / "journal.sqlite")},
         "serial": {"ports": [str(work / "links" / "*")], "usb": []},
+        # any free port for the table screen of a `dialbox run`: tests run side by side
+        # (pytest-xdist), and the default 8080 would be taken by the first
+        "display": {"port": 0},
         "tables": [{
             "name": TABLE, "game": DUEL, "players": players, "seed": 5,
             "controllers": uids or [], "bots": bots or [], "pairing": "press",
