@@ -30,18 +30,19 @@ another node of a clustered broker never sees this node's retained copy)."""
 
 
 FULL_COLLECTION_EVERY = 100
-"""Young-generation (1) collections between two full ones: CPython's default is 10. A full
-collection walks every object made since the start-up freeze (the controllers' links,
-sessions and tasks: 40-50 ms with 600 controllers per process) and stops the loop meanwhile;
-at 10 it came every ~12 s in each worker at 200 tables, and its pauses were the reveals'
-99th percentile (docs/host.md, "The daemon's collector")."""
+"""Collections of the middle generation (1) between two full ones (generation 2): CPython's
+default is 10. A full collection walks every object made since the start-up freeze (the
+controllers' links, sessions and tasks: 30-53 ms with 600 controllers per process) and stops
+the loop meanwhile; at 10 it came about every 12 s in each worker at 200 tables, and its
+pauses were in the reveals' 99th percentile (docs/host.md, "The daemon's collector")."""
 
 
 def settle_collector() -> None:
     """Once the daemon is built (modules, schemas, tables, the journal replayed): what lives
     as long as the daemon is frozen, so no collection walks it again, and full collections
-    come `FULL_COLLECTION_EVERY` young ones apart. Cyclic garbage is still collected: young
-    collections find most of it, a full one the rest, later than with the default."""
+    come `FULL_COLLECTION_EVERY` middle-generation ones apart. Cyclic garbage is still
+    collected: the younger collections find most of it, a full one the rest, later than with
+    the default."""
     gc.collect()
     gc.freeze()
     young, middle, _full = gc.get_threshold()
