@@ -89,24 +89,42 @@ def reasked(sim: SimController) -> list[int]:
     return again
 
 
-def applied_equals_first_locks(journal: Journal, sims: list[SimController]) -> int:
-    """Every answer applied for a controller's seat is the first lock that controller made
-    for that prompt (never a second choice); returns how many were compared."""
+def _applied(journal: Journal, sims: list[SimController]
+             ) -> list[tuple[SimController, int, list[int]]]:
+    """(controller, pid, selection) of every answer applied for a controller's seat."""
     entries = journal.entries(TABLE)
     seat_uid = {e.data["seat"]: e.data["uid"] for e in entries if e.kind == "seat"}
     by_uid = {s.uid: s for s in sims}
-    compared = 0
+    out = []
     for e in entries:
-        if e.kind != "applied":
-            continue
-        for seat, sel in e.data["answers"]:
-            sim = by_uid.get(seat_uid.get(seat, ""))
-            if sim is None:
-                continue
-            first = sim.locks.get(e.data["pid"])
-            assert first == tuple(sel), (
-                f"{sim.uid} prompt {e.data['pid']}: applied {sel}, its first lock {first}")
-            compared += 1
+        if e.kind == "applied":
+            for seat, sel in e.data["answers"]:
+                sim = by_uid.get(seat_uid.get(seat, ""))
+                if sim is not None:
+                    out.append((sim, e.data["pid"], sel))
+    return out
+
+
+async def first_locks_compared(journal: Journal, sims: list[SimController]) -> int:
+    """applied_equals_first_locks, once every controller has reported its lock of each prompt
+    the host applied an answer of it for. A controller reports a lock in a view over its
+    simulator's control socket, in the same pass as it sends the frame that locks. An open
+    prompt's reveal can be applied, and the game end, before the test's reader thread has
+    read that view. A lock that never comes is reported by the comparison, after 10 s."""
+    with contextlib.suppress(AssertionError):
+        await wait_for(lambda: all(pid in sim.locks for sim, pid, _ in _applied(journal, sims)),
+                       10, "the controllers' views of their locks")
+    return applied_equals_first_locks(journal, sims)
+
+
+def applied_equals_first_locks(journal: Journal, sims: list[SimController]) -> int:
+    """Every answer applied for a controller's seat is the first lock that controller made
+    for that prompt (never a second choice); returns how many were compared."""
+    compared = 0
+    for sim, pid, sel in _applied(journal, sims):
+        first = sim.locks.get(pid)
+        assert first == tuple(sel), f"{sim.uid} prompt {pid}: applied {sel}, its first lock {first}"
+        compared += 1
     for sim in sims:
         assert not sim.relocks, f"{sim.uid} locked a prompt twice: {sim.relocks}"
     return compared
@@ -171,7 +189,7 @@ def test_lost_acks_never_ask_a_closed_prompt_again(tmp_path: Path) -> None:
             assert [len(r.frames(DOWN, "prompt")) for r in relays] == sent, (
                 "the host still sends the prompts of a finished game")
             assert sum(r.counts.frames_dropped for r in relays) >= 12
-            assert applied_equals_first_locks(daemon.journal, sims) >= 12
+            assert await first_locks_compared(daemon.journal, sims) >= 12
 
     asyncio.run(run())
 
@@ -215,7 +233,7 @@ def test_a_replayed_old_snapshot_does_not_void_the_prompt_serial(tmp_path: Path)
                            "the reveal")
             applied = [e for e in daemon.journal.entries(TABLE) if e.kind == "applied"]
             assert applied and applied[0].data["pid"] == pid
-            applied_equals_first_locks(daemon.journal, sims)
+            await first_locks_compared(daemon.journal, sims)
 
     asyncio.run(run())
 
@@ -293,7 +311,7 @@ async def _then_the_real_reveal(daemon: Daemon, sims: list[SimController],
     shown = next(v for v in a.history() if v.state == "revealed")
     assert shown.lines[0] == "VERIFIED" and shown.lock is None
     assert not (a.state_dir / "lock.json").exists()
-    assert applied_equals_first_locks(daemon.journal, sims) == 2
+    assert await first_locks_compared(daemon.journal, sims) == 2
     state = runner.state()
     assert state.revealed is not None and state.revealed.verified
 
@@ -390,7 +408,7 @@ def test_a_game_over_a_noisy_serial_line_applies_only_first_locks(
                   f"{sum(r.counts.bytes_dropped for r in relays)} bytes dropped)")
             for sim in sims:
                 assert reasked(sim) == [], f"{sim.uid} asked closed prompts again"
-            assert applied_equals_first_locks(daemon.journal, sims) == 8  # 2 x (3 + 1)
+            assert await first_locks_compared(daemon.journal, sims) == 8  # 2 x (3 + 1)
             assert sum(r.counts.bits_flipped for r in relays) > 0
             assert sum(r.counts.bytes_dropped for r in relays) > 0
 
