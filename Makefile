@@ -5,10 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
-# pytest-xdist worker processes: 0 runs everything in one process, in file order (the default:
-# in two workers one noisy-line test failed once in four full runs, see docs/host.md "Tests");
-# `make unit PYTEST_WORKERS=2` takes the suite from about 12 to about 7 minutes on 2 cores
-PYTEST_WORKERS ?= 0
+# pytest-xdist: two worker processes, the long end-to-end tests handed to whichever is free
+# (about 7 minutes instead of 12 on 2 cores); `make unit PYTEST_WORKERS=0` runs everything in
+# one process, in file order
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test lint typecheck mpy unit bench clean
 
