@@ -5,10 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
-# pytest-xdist: two worker processes, the long end-to-end tests handed to whichever is free
-# (about 7 minutes instead of 12 on 2 cores); `make unit PYTEST_WORKERS=0` runs everything in
-# one process, in file order
-PYTEST_WORKERS ?= 2
+# pytest-xdist worker processes. 0 (the default) runs everything in one process, in file order
+# (about 12 minutes on 2 cores). `make test PYTEST_WORKERS=2` takes about 7, but under the load
+# of two workers a browser test still times out now and then (docs/host.md, "Tests").
+PYTEST_WORKERS ?= 0
 
 .PHONY: demo test lint typecheck mpy unit bench clean
 
