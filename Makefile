@@ -5,10 +5,10 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 PYTEST_ARGS ?=
-# pytest-xdist worker processes. 0 (the default) runs everything in one process, in file order
-# (about 12 minutes on 2 cores). `make test PYTEST_WORKERS=2` takes about 7, but under the load
-# of two workers a browser test still times out now and then (docs/host.md, "Tests").
-PYTEST_WORKERS ?= 0
+# pytest-xdist worker processes: 2 by default (about 7 minutes of pytest on 2 cores, against
+# about 12 in one process). `make test PYTEST_WORKERS=0` runs everything in one process, in
+# file order (docs/host.md, "Tests").
+PYTEST_WORKERS ?= 2
 
 .PHONY: demo test lint typecheck mpy unit bench clean
 

@@ -14,6 +14,7 @@ from dialbox.displays.public import TableView
 from dialbox.displays.rehearsal import Rehearsal
 from dialbox.engine import Decision, Selection, game_names
 from dialbox.paths import repo_root
+from tests.browser import chromium_context
 
 GAMES = [g for g in ("pixoid", "outspeed", "stadium") if g in game_names()]
 """The 8Bit Box games this checkout has (each arrives from its own branch)."""
@@ -54,11 +55,6 @@ def assert_sealed_until_revealed(states: list[dict[str, Any]]) -> None:
             assert st["reveal"]["phase"] == "revealed"
 
 
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 SCREEN_SIZE = {"width": 1600, "height": 900}
 
 
@@ -85,25 +81,14 @@ def table_frames(frames: list[str]) -> list[dict[str, Any]]:
 async def chromium_page(profile: Path) -> AsyncIterator[tuple[Any, list[str], list[str]]]:
     """Debian's Chromium, headless with a fresh profile: a page, the WebSocket frames it
     receives (as text, in order) and the errors it throws. Closed on leaving."""
-    from playwright.async_api import async_playwright
-
-    # Browser tests must run, never skip: without Chromium they fail and say what is missing.
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium"
     frames: list[str] = []
     errors: list[str] = []
-    async with async_playwright() as pw:
-        ctx = await pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport=SCREEN_SIZE,
-        )
-        try:
-            page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.on("websocket", lambda ws: ws.on(
-                "framereceived", lambda payload: frames.append(str(payload))))
-            yield page, frames, errors
-        finally:
-            await ctx.close()
+    async with chromium_context(profile, viewport=SCREEN_SIZE) as ctx:
+        page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        page.on("websocket", lambda ws: ws.on(
+            "framereceived", lambda payload: frames.append(str(payload))))
+        yield page, frames, errors
 
 
 @contextlib.asynccontextmanager

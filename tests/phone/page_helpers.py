@@ -17,14 +17,10 @@ from typing import Any
 
 from dialbox.paths import repo_root
 from dialbox_protocol import codec
+from tests.browser import chromium_context
 
 PHONE_STATIC = repo_root() / "host" / "dialbox" / "displays" / "static" / "phone"
 STATIC = PHONE_STATIC.parent
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run",
-]
 PHONE_SIZE = {"width": 390, "height": 844}
 AXE = repo_root() / "node_modules" / "axe-core" / "axe.min.js"
 
@@ -81,25 +77,14 @@ async def chromium(profile: Path, phone: bool = True,
                    ) -> AsyncIterator[tuple[Any, list[str]]]:
     """Debian's Chromium, headless, as a phone (390x844, touch, mobile) with a fresh profile
     (kept across reloads: IndexedDB survives them as on a phone): (page, page errors)."""
-    from playwright.async_api import async_playwright
-
-    # Browser tests must run, never skip: without Chromium they fail and say what is missing.
-    assert Path(CHROMIUM).exists(), f"{CHROMIUM} is missing: apt-get install chromium"
     errors: list[str] = []
-    async with async_playwright() as pw:
-        extra: dict[str, Any] = {}
-        if phone:
-            extra = {"has_touch": True, "is_mobile": True, "device_scale_factor": 1}
-        ctx = await pw.chromium.launch_persistent_context(
-            str(profile), executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS,
-            viewport=PHONE_SIZE, **extra,
-        )
-        try:
-            page = ctx.pages[0] if ctx.pages else await ctx.new_page()
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            yield page, errors
-        finally:
-            await ctx.close()
+    extra: dict[str, Any] = {}
+    if phone:
+        extra = {"has_touch": True, "is_mobile": True, "device_scale_factor": 1}
+    async with chromium_context(profile, viewport=PHONE_SIZE, **extra) as ctx:
+        page = ctx.pages[0] if ctx.pages else await ctx.new_page()
+        page.on("pageerror", lambda e: errors.append(str(e)))
+        yield page, errors
 
 
 # ---------------------------------------------------------------- a scripted host

@@ -85,7 +85,7 @@ async def shown_selection(page: Any) -> list[int]:
     return got
 
 
-async def wait_state(page: Any, state: str, timeout: float = 10_000) -> None:
+async def wait_state(page: Any, state: str, timeout: float | None = None) -> None:
     await page.wait_for_selector(f"body[data-state='{state}']", timeout=timeout)
 
 

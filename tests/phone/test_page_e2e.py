@@ -156,15 +156,14 @@ class PhonePlayer:
                 """([i, want, pid]) => { const c = window.dialboxPhone.ctl;
                      if (!c.prompt || c.prompt.pid !== pid) return true;
                      return document.querySelector(`.wheel[data-wheel='${i}'] .window`)
-                       .dataset.index === String(want); }""", arg=[i, sel[i], pid],
-                timeout=10_000)
+                       .dataset.index === String(want); }""", arg=[i, sel[i], pid])
         st = await self.state()
         if not st or st["pid"] != pid or st["state"] != "programming":
             return
         await self.page.tap("#lock")
         await self.page.wait_for_function(
             "pid => { const d = window.dialboxPhone; return d.state !== 'programming'"
-            " || !d.ctl.prompt || d.ctl.prompt.pid !== pid; }", arg=pid, timeout=10_000)
+            " || !d.ctl.prompt || d.ctl.prompt.pid !== pid; }", arg=pid)
         self.done[pid] = time.monotonic()
         self.locked += 1
         if sealed and self.reload_first and self.reloaded_pid is None:
@@ -172,7 +171,7 @@ class PhonePlayer:
             await self.page.reload()
             await self.page.wait_for_function(
                 "() => window.dialboxPhone && window.dialboxPhone.ctl"
-                " && window.dialboxPhone.ctl.session.online", timeout=20_000)
+                " && window.dialboxPhone.ctl.session.online")
             if self.reloaded is not None:
                 self.reloaded.set()  # back, locked: the held phone may go on
 
@@ -267,7 +266,7 @@ def test_two_phones_and_two_controllers_play_a_whole_game(tmp_path: Path, game: 
                     await page.goto(f"{s.url}/phone?code={code}")
                     await page.wait_for_function(
                         "() => window.dialboxPhone && window.dialboxPhone.ctl"
-                        " && window.dialboxPhone.ctl.seat !== null", timeout=20_000)
+                        " && window.dialboxPhone.ctl.seat !== null")
                     players_.append(p)
                 await asyncio.gather(*(asyncio.to_thread(sim.start) for sim in sims))
                 try:
@@ -284,8 +283,7 @@ def test_two_phones_and_two_controllers_play_a_whole_game(tmp_path: Path, game: 
                         assert time.monotonic() < end, f"{game} did not finish in time"
                         await asyncio.sleep(0.2)
                     for p in players_:
-                        await p.page.wait_for_selector("body[data-state='revealed']",
-                                                       timeout=20_000)
+                        await p.page.wait_for_selector("body[data-state='revealed']")
                 finally:
                     for t in tasks:
                         t.cancel()
