@@ -7,8 +7,11 @@ published at every change, so every state the table could have seen is checked.
 
 from __future__ import annotations
 
+import inspect
+import sys
 import time
 from collections.abc import Iterator
+from types import FrameType
 from typing import Any, cast
 
 import pytest
@@ -16,7 +19,7 @@ import pytest
 from dialbox.engine import Ask, Flow, Game, Result, Wheel, wheels
 from dialbox.engine.errors import EngineError
 from dialbox.engine.naming import who
-from dialbox.engine.registry import GameInfo, register, unregister
+from dialbox.engine.registry import GameInfo, game_info, game_names, register, unregister
 from dialbox.engine.wheels import CENTRE, DIGIT_FACES, LETTER_FACES, Face, Selection
 from dialbox.journal import Journal, JournalError
 from dialbox.journal.entries import FORMAT
@@ -129,7 +132,7 @@ def test_a_private_answer_reaches_only_its_own_seat(tokens: str) -> None:
     states: list[TableState] = []
     runner.feed.listen(states.append)  # every state the displays would get
     retained: list[bytes] = []  # what the daemon publishes on the MQTT `state` topic
-    runner.watchers.append(lambda: retained.append(runner.state().model_dump_json().encode()))
+    runner.watchers.append(lambda: retained.append(runner.state().to_json()))
     red, green = Seated("ctl-red"), Seated("ctl-green")
     sit(runner, red)
     sit(runner, green)
@@ -306,3 +309,33 @@ def test_every_reveal_tells_what_the_choices_mean_with_their_faces() -> None:
             assert distance.colour == digits[distance.label]
             assert r.meanings[seat][0] in "\u2191\u2192\u2193\u2190"
             assert r.meanings[seat].endswith(f" {distance.label}")
+
+
+@pytest.mark.parametrize("game", game_names())
+def test_a_game_of_bots_alone_does_not_recurse_prompt_by_prompt(game: str) -> None:
+    """The runner opens each next prompt in a loop: the stack stays as deep whether the bots'
+    game is 20 prompts long or 500 (a whole PIP Cycle game once overflowed it)."""
+    deepest = 0
+
+    def depth(frame: FrameType, _event: str, _arg: object) -> None:
+        nonlocal deepest
+        n = 0
+        f: FrameType | None = frame
+        while f is not None:
+            n += 1
+            f = f.f_back
+        deepest = max(deepest, n)
+
+    players = game_info(game).players[-1]
+    journal = Journal(":memory:")
+    base = len(inspect.stack(0))
+    sys.setprofile(depth)
+    try:
+        runner = GameRunner(TableSettings("t1", game, players, seed=7,
+                                          bots=list(range(players))), journal)
+    finally:
+        sys.setprofile(None)
+    assert runner.game.over
+    prompts = sum(1 for e in journal.entries("t1") if e.kind == "prompt")
+    assert prompts > 20
+    assert deepest - base < 120, f"{deepest - base} frames deep for {prompts} prompts"

@@ -137,6 +137,8 @@ class PromptCycle:
         self._locked_at: float | None = None
         self.headline = ""
         """The last `headline` sent to the seated controllers ("" = none yet)."""
+        self._pumping = False
+        self._pump_again = False
 
     # ------------------------------------------------------------------ opening prompts
 
@@ -146,7 +148,25 @@ class PromptCycle:
         return Lockbox(pid, d.id, d.sealed, d.unlock, d.seats)
 
     def pump(self) -> None:
-        """Open the next prompt when the table is ready and none is open."""
+        """Open the next prompt when the table is ready and none is open.
+
+        Bots answer inside it, and a prompt they complete asks for the next one: that call
+        is only noted, and this one goes round again once the stack has come back here, so
+        a game of bots alone runs in a loop, not in a recursion as deep as the game is long
+        (a whole PIP Cycle game of three bots went past Python's recursion limit)."""
+        if self._pumping:
+            self._pump_again = True
+            return
+        self._pumping = True
+        try:
+            self._pump_again = True
+            while self._pump_again:
+                self._pump_again = False
+                self._pump_once()
+        finally:
+            self._pumping = False
+
+    def _pump_once(self) -> None:
         if self.box is not None:
             if self.box.complete:
                 self.finish()
