@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from pathlib import Path
 
 import pytest
 
-from dialbox.journal import Journal
+from dialbox.journal import Journal, JournalError
 
 
 def test_entries_written_in_one_turn_are_durable_before_the_turn_ends(tmp_path: Path) -> None:
@@ -153,3 +154,36 @@ def test_a_new_journal_has_small_pages_and_an_old_one_keeps_its_own(tmp_path: Pa
     assert page_size(new) == PAGE_SIZE == 1024
     assert page_size(old) == 4096
     assert len(Journal(old, readonly=True).entries("t1")) == 1
+
+
+def test_a_reader_never_finds_a_new_journal_without_its_table(tmp_path: Path) -> None:
+    """`dialbox audit` or `history` beside a daemon that is making its journal: the file
+    appears whole (made under another name, then linked), never as an empty SQLite file."""
+    paths = [tmp_path / f"j{i}" / "journal.sqlite" for i in range(40)]
+    seen: list[str] = []
+    done = threading.Event()
+
+    def read() -> None:
+        while not done.is_set():
+            for p in paths:
+                if p.exists():
+                    try:
+                        Journal(p, readonly=True).close()
+                        seen.append("ok")
+                    except JournalError as e:
+                        seen.append(str(e))
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    try:
+        for p in paths:
+            Journal(p).close()
+    finally:
+        done.set()
+        reader.join()
+    assert seen.count("ok") >= len(paths)  # the reader did find them
+    assert [e for e in seen if e != "ok"] == []
+    # and no temporary file is left beside any of them
+    for p in paths:
+        assert [f.name for f in p.parent.iterdir() if not f.name.startswith("journal.sqlite")
+                ] == []

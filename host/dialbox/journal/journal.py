@@ -110,15 +110,38 @@ DIR_MODE = 0o700
 
 
 def _create_private(path: Path) -> None:
-    """Create the journal file (and its directory) for its owner only, before SQLite opens
-    it: SQLite creates the -wal and -shm files with the database file's own mode."""
+    """A new journal: its directory, and the file with its schema, for its owner only (SQLite
+    creates the -wal and -shm files with the database file's own mode). The file is made
+    whole under a temporary name and then linked to `path`, so a reader beside the daemon
+    (`dialbox audit`, `dialbox history`, a test) never finds it there without its table."""
+    if path.exists():
+        return
     try:
         for d in reversed([d for d in (path.parent, *path.parent.parents) if not d.exists()]):
             d.mkdir(mode=DIR_MODE, exist_ok=True)
             d.chmod(DIR_MODE)  # (mkdir's mode goes through the umask)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, FILE_MODE))
+        tmp = path.with_name(f".{path.name}.new-{os.getpid()}")
+        os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, FILE_MODE))
     except OSError as e:
         raise JournalError(f"{path}: cannot create the journal ({e.strerror or e})") from None
+    try:
+        db = sqlite3.connect(tmp, isolation_level=None)
+        try:
+            db.execute(f"PRAGMA page_size={PAGE_SIZE}")
+            db.executescript(_SCHEMA)
+        finally:
+            db.close()
+        try:
+            os.link(tmp, path)
+        except FileExistsError:
+            pass  # another process made it meanwhile: that one is the journal
+        except OSError:  # a file system without hard links
+            if not path.exists():
+                os.replace(tmp, path)
+    except (OSError, sqlite3.Error) as e:
+        raise JournalError(f"{path}: cannot create the journal ({e})") from None
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 def _make_private(path: Path) -> None:
