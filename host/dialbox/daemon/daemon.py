@@ -205,7 +205,7 @@ class Daemon:
             nonlocal due, last, sent, sent_on, sent_at
             due = None
             last = asyncio.get_running_loop().time()
-            payload = runner.state().model_dump_json().encode()
+            payload = runner.state().to_json()
             # only a change goes out, or the same again on a new broker connection and
             # every STATE_REFRESH (see refresh)
             if (payload != sent or hub.connects != sent_on

@@ -516,7 +516,7 @@ class StateRelay:
         links = runner.links()
         if links:
             self._had_links.add(name)
-        state = runner.state().model_dump_json().encode()
+        state = runner.state().to_json()
         join = self.join(name)
         if state == self._sent.get(name):  # (a change the table does not see)
             self.message({"t": "links", "table": name, "join": join}, _links_json(links))
