@@ -4,19 +4,7 @@
 (() => {
   const $ = (id) => document.getElementById(id);
 
-  function h(tag, attrs, ...kids) {
-    const el = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === null || v === undefined || v === false) continue;
-      if (k === "class") el.className = v;
-      else el.setAttribute(k, String(v));
-    }
-    for (const kid of kids.flat(Infinity)) {
-      if (kid === null || kid === undefined || kid === false) continue;
-      el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-    }
-    return el;
-  }
+  const { h } = window.dialboxDom;  // (dom.js)
 
   function date(t) {
     // Epoch seconds (or an ISO date); null if neither.

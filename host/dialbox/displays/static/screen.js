@@ -23,21 +23,7 @@ let revealSeen = { id: null, base: "", cleared: false };  // when the reveal on 
 
 // ---------------------------------------------------------------- little DOM helpers
 
-function h(tag, attrs, ...kids) {
-  const el = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (v === null || v === undefined || v === false) continue;
-    if (k === "class") el.className = v;
-    else if (k === "style") el.style.cssText = v;
-    else if (k.startsWith("data-") || k.startsWith("aria-") || k === "role") el.setAttribute(k, String(v));
-    else el[k] = v;
-  }
-  for (const kid of kids.flat(Infinity)) {
-    if (kid === null || kid === undefined || kid === false) continue;
-    el.append(kid instanceof Node ? kid : document.createTextNode(String(kid)));
-  }
-  return el;
-}
+const { h } = window.dialboxDom;  // (dom.js)
 
 function s(tag, attrs, ...kids) {
   const el = document.createElementNS(SVGNS, tag);
