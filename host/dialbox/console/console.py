@@ -514,7 +514,7 @@ class Console:
     def state(self) -> TableState:
         """The public table state now: the game's, or the menu over the last game's end."""
         if self.runner is not None:
-            return self.runner.state().model_copy(update={"number": self.number})
+            return self.runner.state(self.number)
         seating = self.seating
         assert seating is not None
         if self.last_runner is not None:

@@ -77,7 +77,8 @@ def prompt_state(box: Lockbox, decision: Decision) -> PromptState:
 
 
 def table_state(name: str, game_name: str, table: Table, pairing: Iterable[str],
-                box: Lockbox | None, game: Game, record: PublicRecord) -> TableState:
+                box: Lockbox | None, game: Game, record: PublicRecord,
+                number: int = 1) -> TableState:
     decision = game.pending
     result = game.result
     reveals = tuple(record.reveals)
@@ -96,6 +97,7 @@ def table_state(name: str, game_name: str, table: Table, pairing: Iterable[str],
         result=None if result is None else ResultState(
             scores=result.scores, winners=tuple(result.winners), text=result.text,
             details=result.details),
+        number=number,
     )
 
 

@@ -160,10 +160,11 @@ class GameRunner:
     def watchers(self) -> list[Callable[[], None]]:
         return self.publisher.watchers
 
-    def state(self) -> TableState:
-        """The public table state now (for the MQTT `state` topic and the displays)."""
+    def state(self, number: int = 1) -> TableState:
+        """The public table state now (for the MQTT `state` topic and the displays);
+        `number`: this game's number at its table (the console's count)."""
         return table_state(self.settings.name, self.settings.game, self.table, self.pairing,
-                           self.cycle.box, self.cycle.game, self.public)
+                           self.cycle.box, self.cycle.game, self.public, number)
 
     def links(self) -> dict[str, LinkInfo]:
         """Each live controller's link facts now (a snapshot: displays never get a session)."""
