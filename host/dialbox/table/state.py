@@ -7,8 +7,7 @@ hold is public by construction: a prompt carries who was asked and who has locke
 selection; choices exist only in a reveal, made once a prompt is answered; a private decision's
 reveal carries no choice at all, only what the rules announce (`Game.public_part`); events are
 public ones. The validators refuse the rest, so a bug upstream fails here instead of leaking to
-the table.
-The JSON shape is documented in docs/host.md, "The public table state".
+the table. The JSON shape is documented in docs/host.md, "The public table state".
 """
 
 from __future__ import annotations
